@@ -1,0 +1,52 @@
+# The two README commands (`make run`, `make test`) and their helpers.
+SHELL := /bin/bash
+BUILD ?= build
+BUILD_TYPE ?= Release
+JOBS ?= $(shell nproc)
+PORT ?= 8443
+CERT_DIR ?= certs/dev
+
+# Everything the build, the tests and the benchmark need, all from Debian's packages.
+DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
+	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 curl wrk
+
+.PHONY: all deps build test run certs bench clean
+
+all: build
+
+# Installs only what is missing, so a second run costs nothing.
+deps:
+	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+build: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: build
+	ctest --test-dir $(BUILD) --output-on-failure -j 1
+
+certs: deps
+	certs/make-certs.sh $(CERT_DIR)
+
+run: build certs
+	@echo
+	@echo "In another terminal, post a PropagationPolicy review and see the verdict:"
+	@echo "  curl -s --cacert $(CERT_DIR)/ca.crt -H 'Content-Type: application/json' \\"
+	@echo "    --data-binary @docs/examples/review-pp-denied.json \\"
+	@echo "    'https://localhost:$(PORT)/validate-propagationpolicy?timeout=3s'; echo"
+	@echo
+	$(BUILD)/karmada-policy-webhook serve --bind-address 127.0.0.1 --secure-port $(PORT) \
+	  --cert-dir $(CERT_DIR)
+
+bench: build
+	test/bench/run.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

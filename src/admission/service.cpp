@@ -1,0 +1,283 @@
+#include "admission/service.hpp"
+
+#include <string>
+#include <string_view>
+
+#include "admission/json.hpp"
+#include "admission/registry.hpp"
+#include "admission/review.hpp"
+#include "api/object.hpp"
+
+namespace kpw {
+namespace {
+
+constexpr std::string_view kV1 = "admission.k8s.io/v1";
+constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
+// What the API server shows of a warning (README: "Warnings ... past 4096 characters in all,
+// each is cut to 256"): we never send more, so nothing is lost silently.
+constexpr std::size_t kMaxWarningBytes = 256;
+constexpr std::size_t kMaxWarningsBytes = 4096;
+
+// The `apiVersion` to echo: empty until the review is known to be an AdmissionReview
+// (upstream answers pre-decode errors without apiVersion/kind).
+struct Envelope {
+  std::string_view api_version;
+  std::string_view uid;
+};
+
+void open_answer(const Envelope& env, std::string& out) {
+  out += '{';
+  if (!env.api_version.empty()) {
+    out += "\"apiVersion\":";
+    append_json_string(out, env.api_version);
+    out += ",\"kind\":\"AdmissionReview\",";
+  }
+  out += "\"response\":{\"uid\":";
+  append_json_string(out, env.uid);
+}
+
+// A request we could not judge: allowed:false with a code and no reason (controller-runtime's
+// Errored).
+void answer_error(const Envelope& env, unsigned code, std::string_view message,
+                  HttpAnswer& answer) {
+  std::string& out = answer.body;
+  open_answer(env, out);
+  out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
+  append_json_string(out, message);
+  out += ",\"code\":";
+  out += std::to_string(code);
+  out += "}}}";
+}
+
+// Cuts `text` to at most `limit` bytes without splitting a UTF-8 sequence.
+std::string_view cut_utf8(std::string_view text, std::size_t limit) {
+  if (text.size() <= limit) return text;
+  std::size_t n = limit;
+  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
+  return text.substr(0, n);
+}
+
+void append_warnings(const std::vector<std::string>& warnings, std::string& out) {
+  if (warnings.empty()) return;
+  out += ",\"warnings\":[";
+  std::size_t total = 0;
+  bool first = true;
+  for (const std::string& w : warnings) {
+    std::string_view text = cut_utf8(w, kMaxWarningBytes);
+    if (total + text.size() > kMaxWarningsBytes) break;
+    total += text.size();
+    if (!first) out += ',';
+    first = false;
+    // The API server drops a warning holding a newline or tab: send spaces instead.
+    std::string clean(text);
+    for (char& c : clean) {
+      if (c == '\n' || c == '\t' || c == '\r') c = ' ';
+    }
+    append_json_string(out, clean);
+  }
+  out += ']';
+}
+
+void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnswer& answer) {
+  std::string& out = answer.body;
+  open_answer(env, out);
+  if (result.errors.empty()) {
+    out += ",\"allowed\":true,\"status\":{\"metadata\":{},\"code\":200}";
+  } else {
+    out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
+    append_json_string(out, result.errors.message());
+    out += ",\"reason\":\"Forbidden\",\"details\":{\"causes\":[";
+    bool first = true;
+    for (const FieldError* e : result.errors.unique()) {
+      if (!first) out += ',';
+      first = false;
+      out += "{\"type\":";
+      append_json_string(out, error_cause_type(e->type));
+      out += ",\"message\":";
+      append_json_string(out, e->body());
+      out += ",\"field\":";
+      append_json_string(out, e->field);
+      out += '}';
+    }
+    out += "]},\"code\":403}";
+  }
+  append_warnings(result.warnings, out);
+  out += "}}";
+}
+
+void answer_plain(unsigned status, std::string_view text, HttpAnswer& answer) {
+  answer.status = status;
+  answer.content_type = "text/plain; charset=utf-8";
+  answer.body += text;
+}
+
+bool parse_operation(std::string_view text, Operation& op) {
+  if (text == "CREATE") {
+    op = Operation::kCreate;
+  } else if (text == "UPDATE") {
+    op = Operation::kUpdate;
+  } else if (text == "DELETE") {
+    op = Operation::kDelete;
+  } else if (text == "CONNECT") {
+    op = Operation::kConnect;
+  } else {
+    return false;
+  }
+  return true;
+}
+
+std::string qualified_kind(std::string_view group, std::string_view kind) {
+  std::string out;
+  if (!group.empty()) {
+    out += group;
+    out += '/';
+  }
+  out += kind;
+  return out;
+}
+
+// Checks that `request.kind` is the kind `hook` serves; fills `problem` when it is not.
+bool kind_matches(const Webhook& hook, const JsonValue* request, std::string& problem) {
+  const JsonValue* kind = object_member(request, "kind");
+  const std::string served = qualified_kind(hook.group, hook.kind);
+  if (kind == nullptr) {
+    problem = "request.kind is required: " + std::string(hook.path) + " serves " + served;
+    return false;
+  }
+  std::string_view group = string_or_empty(kind, "group");
+  std::string_view name = string_or_empty(kind, "kind");
+  if (group == hook.group && name == hook.kind) return true;
+  problem = "request.kind " + qualified_kind(group, name) + " is not served by " +
+            std::string(hook.path) + ", which serves " + served;
+  return false;
+}
+
+void review(const Webhook& hook, std::string_view content_type, std::string& body,
+            HttpAnswer& answer) {
+  Envelope env;
+  if (content_type != "application/json") {
+    std::string message = "contentType=";
+    message += content_type;
+    message += ", expected application/json";
+    answer_error(env, 400, message, answer);
+    return;
+  }
+  if (body.empty()) {
+    answer_error(env, 400, "request body is empty", answer);
+    return;
+  }
+  JsonArena& arena = thread_json_arena();
+  JsonParseResult parsed = arena.parse_in_place(body);
+  if (!parsed.ok) {
+    answer_error(env, 400, "cannot decode AdmissionReview: " + parsed.error, answer);
+    return;
+  }
+  const JsonValue& root = arena.document();
+  if (!root.IsObject()) {
+    answer_error(env, 400, "cannot decode AdmissionReview: not a JSON object", answer);
+    return;
+  }
+  const JsonValue* api_version = member(&root, "apiVersion");
+  if (api_version == nullptr) {
+    env.api_version = kV1;  // upstream's default
+  } else if (api_version->IsString() && (view(*api_version) == kV1 || view(*api_version) == kV1beta1)) {
+    env.api_version = view(*api_version);
+  } else {
+    std::string message = "cannot decode AdmissionReview: unsupported apiVersion ";
+    append_json_scalar(message, *api_version);
+    message += " (expected \"admission.k8s.io/v1\" or \"admission.k8s.io/v1beta1\")";
+    answer_error(env, 400, message, answer);
+    return;
+  }
+  const JsonValue* kind = member(&root, "kind");
+  if (kind != nullptr && !(kind->IsString() && view(*kind) == "AdmissionReview")) {
+    std::string message = "cannot decode AdmissionReview: unsupported kind ";
+    append_json_scalar(message, *kind);
+    env.api_version = {};
+    answer_error(env, 400, message, answer);
+    return;
+  }
+  const JsonValue* request = object_member(&root, "request");
+  if (request == nullptr) {
+    answer_error(env, 400, "AdmissionReview has no request", answer);
+    return;
+  }
+  env.uid = string_or_empty(request, "uid");
+
+  std::string problem;
+  if (!kind_matches(hook, request, problem)) {
+    answer_error(env, 400, problem, answer);
+    return;
+  }
+  AdmissionRequest req;
+  req.uid = env.uid;
+  if (!parse_operation(string_or_empty(request, "operation"), req.operation)) {
+    answer_error(env, 400,
+                 "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT", answer);
+    return;
+  }
+  req.name = string_or_empty(request, "name");
+  req.ns = string_or_empty(request, "namespace");
+  req.object = member(request, "object");
+  if (req.object == nullptr) {
+    answer_error(env, 400, "there is no content to decode: request.object is empty", answer);
+    return;
+  }
+  if (!req.object->IsObject()) {
+    answer_error(env, 400, "cannot decode request.object: not a JSON object", answer);
+    return;
+  }
+  if (req.operation == Operation::kUpdate && !hook.mutating) {
+    req.old_object = object_member(request, "oldObject");
+    if (req.old_object == nullptr) {
+      answer_error(env, 400, "cannot decode request.oldObject: an UPDATE needs the old object",
+                   answer);
+      return;
+    }
+  }
+
+  // One result per thread, cleared rather than rebuilt, so its vectors keep their capacity.
+  thread_local AdmissionResult result;
+  result.errors.clear();
+  result.warnings.clear();
+  hook.handler(req, result);
+  answer_verdict(env, result, answer);
+}
+
+}  // namespace
+
+void handle_http(std::string_view method, std::string_view target,
+                 std::string_view content_type, std::string& body, HttpAnswer& answer) {
+  answer.status = 200;
+  answer.content_type = "application/json";
+  answer.body.clear();
+  answer.close = false;
+  answer.method_not_allowed = false;
+
+  std::string_view path = target.substr(0, target.find('?'));
+  const Webhook* hook = find_webhook(path);
+  if (hook == nullptr) {
+    answer_plain(404, "404 page not found\n", answer);
+    return;
+  }
+  if (method != "POST") {
+    answer_plain(405, "405 method not allowed: admission reviews are POSTed\n", answer);
+    answer.method_not_allowed = true;
+    return;
+  }
+  review(*hook, content_type, body, answer);
+}
+
+void answer_too_large(std::size_t limit, HttpAnswer& answer) {
+  answer.status = 413;
+  answer.content_type = "application/json";
+  answer.body.clear();
+  answer.close = true;
+  answer.method_not_allowed = false;
+  answer_error(Envelope{}, 413,
+               "request entity too large: the body exceeds the limit of " +
+                   std::to_string(limit) + " bytes",
+               answer);
+}
+
+}  // namespace kpw

@@ -1,0 +1,30 @@
+// One HTTP request in, one HTTP answer out: the envelope of upstream-karmada.md §1 and the
+// README's "The envelope". Shared by the TLS server and the `review` subcommand, so both
+// answer byte for byte the same.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+namespace kpw {
+
+inline constexpr std::size_t kDefaultMaxRequestBytes = 7 * 1024 * 1024;
+
+struct HttpAnswer {
+  unsigned status = 200;
+  std::string_view content_type = "application/json";
+  std::string body;
+  bool close = false;          // close the connection after answering
+  bool method_not_allowed = false;  // send `Allow: POST`
+};
+
+// `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
+// garbage afterwards.
+void handle_http(std::string_view method, std::string_view target,
+                 std::string_view content_type, std::string& body, HttpAnswer& answer);
+
+// The answer to a request whose body exceeds the limit (HTTP 413; the body is not read).
+void answer_too_large(std::size_t limit, HttpAnswer& answer);
+
+}  // namespace kpw

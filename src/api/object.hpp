@@ -1,0 +1,31 @@
+// Typed, lenient reads of Karmada objects: a member of the wrong type reads as absent
+// (the schema pass reports the type error), and `null` always reads as absent.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+
+#include "admission/json.hpp"
+
+namespace kpw {
+
+// The member `key` of `obj`, or nullptr when `obj` is null / not an object, or the member is
+// absent or null.
+const JsonValue* member(const JsonValue* obj, std::string_view key);
+
+// Present and an object / an array (an empty `[]` is present).
+const JsonValue* object_member(const JsonValue* obj, std::string_view key);
+const JsonValue* array_member(const JsonValue* obj, std::string_view key);
+
+std::optional<std::string_view> string_member(const JsonValue* obj, std::string_view key);
+// "" when absent or not a string (Go's zero value, as upstream reads it).
+std::string_view string_or_empty(const JsonValue* obj, std::string_view key);
+// An integer that fits int64 (1.0 and 1e3 are not integers).
+std::optional<std::int64_t> int_member(const JsonValue* obj, std::string_view key);
+std::optional<bool> bool_member(const JsonValue* obj, std::string_view key);
+
+// Number of elements of an array member (0 when absent or not an array).
+std::size_t array_size(const JsonValue* obj, std::string_view key);
+
+}  // namespace kpw

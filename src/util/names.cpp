@@ -1,0 +1,110 @@
+#include "util/names.hpp"
+
+namespace kpw {
+namespace {
+
+// Messages as k8s.io/apimachinery/pkg/util/validation words them, so users can search them.
+constexpr std::string_view kLabelFormat =
+    "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
+    "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+constexpr std::string_view kLabelTooLong = "must be no more than 63 characters";
+constexpr std::string_view kSubdomainFormat =
+    "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
+    "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+constexpr std::string_view kSubdomainTooLong = "must be no more than 253 characters";
+constexpr std::string_view kPrefixEmpty = "prefix part must be non-empty";
+constexpr std::string_view kPrefixTooLong = "prefix part must be no more than 253 characters";
+constexpr std::string_view kPrefixFormat =
+    "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
+    "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
+    "'example.com', regex used for validation is "
+    "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+constexpr std::string_view kNameEmpty = "name part must be non-empty";
+constexpr std::string_view kNameTooLong = "name part must be no more than 63 characters";
+constexpr std::string_view kNameFormat =
+    "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
+    "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
+    "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
+constexpr std::string_view kQualifiedFormat =
+    "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+    "subdomain prefix and '/' (e.g. 'example.com/MyName')";
+
+bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
+bool is_alnum(char c) { return is_lower_alnum(c) || (c >= 'A' && c <= 'Z'); }
+
+// [a-z0-9]([-a-z0-9]*[a-z0-9])?
+bool matches_label(std::string_view v) {
+  if (v.empty() || !is_lower_alnum(v.front()) || !is_lower_alnum(v.back())) return false;
+  for (char c : v) {
+    if (!is_lower_alnum(c) && c != '-') return false;
+  }
+  return true;
+}
+
+// label(\.label)*
+bool matches_subdomain(std::string_view v) {
+  while (true) {
+    std::size_t dot = v.find('.');
+    if (!matches_label(v.substr(0, dot))) return false;
+    if (dot == std::string_view::npos) return true;
+    v.remove_prefix(dot + 1);
+  }
+}
+
+// ([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]
+bool matches_qualified_name_part(std::string_view v) {
+  if (v.empty() || !is_alnum(v.front()) || !is_alnum(v.back())) return false;
+  for (char c : v) {
+    if (!is_alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+NameProblems check_dns1123_label(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 63) p.add(kLabelTooLong);
+  if (!matches_label(value)) p.add(kLabelFormat);
+  return p;
+}
+
+NameProblems check_dns1123_subdomain(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 253) p.add(kSubdomainTooLong);
+  if (!matches_subdomain(value)) p.add(kSubdomainFormat);
+  return p;
+}
+
+NameProblems check_qualified_name(std::string_view value) {
+  NameProblems p;
+  std::string_view name = value;
+  std::size_t slash = value.find('/');
+  if (slash != std::string_view::npos) {
+    if (value.find('/', slash + 1) != std::string_view::npos) {
+      p.add(kQualifiedFormat);
+      return p;
+    }
+    std::string_view prefix = value.substr(0, slash);
+    name = value.substr(slash + 1);
+    if (prefix.empty()) {
+      p.add(kPrefixEmpty);
+    } else {
+      if (prefix.size() > 253) p.add(kPrefixTooLong);
+      if (!matches_subdomain(prefix)) p.add(kPrefixFormat);
+    }
+  }
+  if (name.empty()) {
+    p.add(kNameEmpty);
+  } else if (name.size() > 63) {
+    p.add(kNameTooLong);
+  }
+  if (!matches_qualified_name_part(name)) p.add(kNameFormat);
+  return p;
+}
+
+}  // namespace kpw

@@ -1,0 +1,36 @@
+// Kubernetes name grammars: DNS-1123 labels and subdomains, qualified names (label keys).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <string_view>
+
+namespace kpw {
+
+// At most four problems are ever reported for one name; each message is a static string.
+struct NameProblems {
+  std::array<std::string_view, 4> messages{};
+  std::size_t count = 0;
+
+  bool ok() const { return count == 0; }
+  void add(std::string_view m) {
+    if (count < messages.size()) messages[count++] = m;
+  }
+  const std::string_view* begin() const { return messages.data(); }
+  const std::string_view* end() const { return messages.data() + count; }
+};
+
+// Lowercase RFC 1123 label: at most 63 characters of [a-z0-9-], alphanumeric at both ends.
+NameProblems check_dns1123_label(std::string_view value);
+// Lowercase RFC 1123 subdomain: at most 253 characters, dot-separated labels.
+NameProblems check_dns1123_subdomain(std::string_view value);
+// Qualified name (label key): optional DNS-1123 subdomain prefix and '/', then a name part of
+// 1..63 characters of [A-Za-z0-9-_.], alphanumeric at both ends. Messages as
+// k8s.io/apimachinery IsQualifiedName gives them ("" yields two).
+NameProblems check_qualified_name(std::string_view value);
+
+inline bool is_dns1123_label(std::string_view v) { return check_dns1123_label(v).ok(); }
+inline bool is_dns1123_subdomain(std::string_view v) { return check_dns1123_subdomain(v).ok(); }
+inline bool is_qualified_name(std::string_view v) { return check_qualified_name(v).ok(); }
+
+}  // namespace kpw

@@ -1,0 +1,56 @@
+// Field paths and the Kubernetes field-error format (README principle 2).
+#include <catch2/catch.hpp>
+
+#include "admission/field_error.hpp"
+
+using kpw::ErrorList;
+using kpw::ErrorType;
+using kpw::FieldPath;
+
+TEST_CASE("field path renders names, indexes and keys") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath placement = spec.child("placement");
+  const FieldPath terms = placement.child("clusterAffinities");
+  const FieldPath term = terms.index(1);
+  CHECK(term.child("affinityName").str() == "spec.placement.clusterAffinities[1].affinityName");
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels = metadata.child("labels");
+  CHECK(labels.key("a.io/b").str() == "metadata.labels[a.io/b]");
+}
+
+TEST_CASE("field error texts follow k8s field.Error") {
+  const FieldPath spec = FieldPath::root("spec");
+  ErrorList errs;
+  errs.invalid(spec.child("priority"), 5LL, "must be less than 3");
+  errs.invalid(spec.child("schedulerName"), std::string_view("x\"y"), "may not change");
+  errs.required(spec.child("resourceSelectors"), "");
+  errs.not_supported(spec.child("preemption"), std::string_view("always"), {"Always", "Never"});
+  errs.duplicate(spec.child("name"), "g1");
+  errs.forbidden(spec.child("placement"), "may not be set");
+  errs.invalid_bool(spec.child("propagateDeps"), false, "must be true");
+  errs.invalid_null(spec.child("gracePeriodSeconds"), "must be set");
+  const auto& e = errs.errors();
+  CHECK(e[0].text() == "spec.priority: Invalid value: 5: must be less than 3");
+  CHECK(e[1].text() == "spec.schedulerName: Invalid value: \"x\\\"y\": may not change");
+  CHECK(e[2].text() == "spec.resourceSelectors: Required value");
+  CHECK(e[3].text() ==
+        "spec.preemption: Unsupported value: \"always\": supported values: \"Always\", \"Never\"");
+  CHECK(e[4].text() == "spec.name: Duplicate value: \"g1\"");
+  CHECK(e[5].text() == "spec.placement: Forbidden: may not be set");
+  CHECK(e[6].text() == "spec.propagateDeps: Invalid value: false: must be true");
+  CHECK(e[7].text() == "spec.gracePeriodSeconds: Invalid value: null: must be set");
+  CHECK(e[5].body() == "Forbidden: may not be set");
+}
+
+TEST_CASE("one error is its text; several are [e1, e2]; identical texts once") {
+  const FieldPath spec = FieldPath::root("spec");
+  ErrorList errs;
+  errs.required(spec.child("a"), "x");
+  CHECK(errs.message() == "spec.a: Required value: x");
+  errs.required(spec.child("a"), "x");
+  CHECK(errs.message() == "spec.a: Required value: x");
+  CHECK(errs.unique().size() == 1);
+  errs.required(spec.child("b"), "y");
+  CHECK(errs.message() == "[spec.a: Required value: x, spec.b: Required value: y]");
+  CHECK(errs.size() == 3);
+}

@@ -1,0 +1,78 @@
+// Name grammars: DNS-1123 labels and subdomains, qualified names (V-P4, V-P8, V-W1, V-F5 use them).
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "util/names.hpp"
+
+using kpw::check_dns1123_label;
+using kpw::check_dns1123_subdomain;
+using kpw::check_qualified_name;
+
+TEST_CASE("names: DNS-1123 label") {
+  CHECK(check_dns1123_label("ns1").ok());
+  CHECK(check_dns1123_label("a-b-0").ok());
+  CHECK(check_dns1123_label(std::string(63, 'a')).ok());
+  CHECK(check_dns1123_label(std::string(64, 'a')).count == 1);
+  CHECK_FALSE(check_dns1123_label("").ok());
+  CHECK_FALSE(check_dns1123_label("-a").ok());
+  CHECK_FALSE(check_dns1123_label("a-").ok());
+  CHECK_FALSE(check_dns1123_label("Ns1").ok());
+  CHECK_FALSE(check_dns1123_label("a.b").ok());
+}
+
+TEST_CASE("names: DNS-1123 subdomain") {
+  CHECK(check_dns1123_subdomain("example.com").ok());
+  CHECK(check_dns1123_subdomain("a").ok());
+  CHECK_FALSE(check_dns1123_subdomain("example..com").ok());
+  CHECK_FALSE(check_dns1123_subdomain(".a").ok());
+  CHECK_FALSE(check_dns1123_subdomain("a.").ok());
+  CHECK_FALSE(check_dns1123_subdomain("Example.com").ok());
+  CHECK(check_dns1123_subdomain(std::string(254, 'a')).count == 2);  // too long + label > 63
+}
+
+TEST_CASE("names: qualified name accepts label keys") {
+  for (const char* ok : {"GroupA", "my.name", "123-abc", "a", "example.com/MyName",
+                         "propagationpolicy.karmada.io/permanent-id", "a_b"}) {
+    INFO(ok);
+    CHECK(check_qualified_name(ok).ok());
+  }
+}
+
+TEST_CASE("names: qualified name problems as apimachinery words them") {
+  SECTION("empty gives two problems (C15)") {
+    auto p = check_qualified_name("");
+    REQUIRE(p.count == 2);
+    CHECK(p.messages[0] == "name part must be non-empty");
+    CHECK(p.messages[1].substr(0, 32) == "name part must consist of alphan");
+  }
+  SECTION("space in the name part (C13)") {
+    CHECK(check_qualified_name("group 1").count == 1);
+  }
+  SECTION("uppercase prefix (C16)") {
+    auto p = check_qualified_name("Example.com/g");
+    REQUIRE(p.count == 1);
+    CHECK(p.messages[0].substr(0, 11) == "prefix part");
+  }
+  SECTION("two slashes (C17)") {
+    auto p = check_qualified_name("a/b/c");
+    REQUIRE(p.count == 1);
+    CHECK(p.messages[0].substr(0, 16) == "a qualified name");
+  }
+  SECTION("name part longer than 63 (C18)") {
+    CHECK(check_qualified_name(std::string(63, 'a')).ok());
+    auto p = check_qualified_name(std::string(64, 'a'));
+    REQUIRE(p.count == 1);
+    CHECK(p.messages[0] == "name part must be no more than 63 characters");
+  }
+  SECTION("empty prefix") {
+    auto p = check_qualified_name("/a");
+    REQUIRE(p.count == 1);
+    CHECK(p.messages[0] == "prefix part must be non-empty");
+  }
+  SECTION("leading dash (V-F5 starts with dash)") { CHECK(check_qualified_name("-bad").count == 1); }
+  SECTION("at most four problems") {
+    auto p = check_qualified_name(std::string(254, 'A') + "/" + std::string(64, '-'));
+    CHECK(p.count == 4);
+  }
+}

@@ -1,0 +1,174 @@
+// The envelope: upstream-karmada.md §1 and README "The envelope", without TLS.
+#include <catch2/catch.hpp>
+
+#include <string>
+
+#include "admission/json.hpp"
+#include "admission/registry.hpp"
+#include "admission/service.hpp"
+
+namespace {
+
+struct Answer {
+  kpw::HttpAnswer http;
+  kpw::JsonArena arena;
+  const kpw::JsonValue& json() { return arena.document(); }
+};
+
+// Posts `body` to `target` and parses the JSON answer.
+void post(Answer& a, std::string body, std::string_view target = "/validate-propagationpolicy",
+          std::string_view content_type = "application/json", std::string_view method = "POST") {
+  kpw::handle_http(method, target, content_type, body, a.http);
+  if (a.http.content_type == "application/json") {
+    std::string copy = a.http.body;
+    REQUIRE(a.arena.parse_in_place(copy).ok);
+  }
+}
+
+std::string review(std::string_view api_version, std::string_view kind_group,
+                   std::string_view kind, std::string_view object, std::string_view op = "CREATE") {
+  std::string s = "{";
+  if (!api_version.empty()) {
+    s += R"("apiVersion":")" + std::string(api_version) + R"(","kind":"AdmissionReview",)";
+  }
+  s += R"("request":{"uid":"u-1","kind":{"group":")" + std::string(kind_group) +
+       R"(","version":"v1alpha1","kind":")" + std::string(kind) +
+       R"("},"namespace":"ns1","operation":")" + std::string(op) + R"(","object":)" +
+       std::string(object) + "}}";
+  return s;
+}
+
+const char* kBase = R"({"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy",
+  "metadata":{"name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"id-1"}},
+  "spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":"d"}],
+  "priority":0,"preemption":"Never","schedulerName":"default-scheduler","conflictResolution":"Abort"}})";
+
+}  // namespace
+
+TEST_CASE("envelope: allowed v1 review echoes apiVersion and uid") {
+  Answer a;
+  post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase));
+  CHECK(a.http.status == 200);
+  CHECK(a.http.body ==
+        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":true,"status":{"metadata":{},"code":200}}})");
+}
+
+TEST_CASE("envelope: v1beta1 is echoed, missing apiVersion defaults to v1") {
+  Answer a;
+  post(a, review("admission.k8s.io/v1beta1", "policy.karmada.io", "PropagationPolicy", kBase));
+  CHECK(std::string(a.json()["apiVersion"].GetString()) == "admission.k8s.io/v1beta1");
+  Answer b;
+  post(b, review("", "policy.karmada.io", "PropagationPolicy", kBase));
+  CHECK(std::string(b.json()["apiVersion"].GetString()) == "admission.k8s.io/v1");
+  CHECK(b.json()["response"]["allowed"].GetBool());
+}
+
+TEST_CASE("envelope: unknown path is 404, non-POST is 405, ?timeout is ignored") {
+  Answer a;
+  post(a, "{}", "/nope");
+  CHECK(a.http.status == 404);
+  Answer b;
+  post(b, "{}", "/validate-propagationpolicy/");
+  CHECK(b.http.status == 404);
+  Answer c;
+  post(c, "", "/validate-propagationpolicy", "application/json", "GET");
+  CHECK(c.http.status == 405);
+  CHECK(c.http.method_not_allowed);
+  Answer d;
+  post(d, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase),
+       "/validate-propagationpolicy?timeout=3s");
+  CHECK(d.json()["response"]["allowed"].GetBool());
+}
+
+TEST_CASE("envelope: pre-decode errors answer code 400 without apiVersion") {
+  SECTION("content type must be exactly application/json") {
+    Answer a;
+    post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase),
+         "/validate-propagationpolicy", "application/json; charset=utf-8");
+    CHECK(a.http.status == 200);
+    CHECK_FALSE(a.json().HasMember("apiVersion"));
+    CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+    CHECK(std::string(a.json()["response"]["status"]["message"].GetString()).find(
+              "application/json; charset=utf-8") != std::string::npos);
+  }
+  SECTION("empty body") {
+    Answer a;
+    post(a, "");
+    CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+    CHECK(std::string(a.json()["response"]["uid"].GetString()).empty());
+  }
+  SECTION("malformed, too deep, duplicate keys, wrong apiVersion") {
+    for (std::string body :
+         {std::string("{\"request\":"), std::string(5000, '[') + std::string(5000, ']'),
+          std::string(R"({"request":{"uid":"a","uid":"b"}})"),
+          std::string(R"({"apiVersion":"admission.k8s.io/v2","request":{}})")}) {
+      Answer a;
+      post(a, body);
+      CHECK(a.http.status == 200);
+      CHECK_FALSE(a.json()["response"]["allowed"].GetBool());
+      CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+    }
+  }
+}
+
+TEST_CASE("envelope: request.kind must be the kind the path serves") {
+  Answer a;
+  post(a, review("admission.k8s.io/v1", "apps", "Deployment", kBase));
+  CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+  std::string msg = a.json()["response"]["status"]["message"].GetString();
+  CHECK(msg.find("apps/Deployment") != std::string::npos);
+  CHECK(msg.find("policy.karmada.io/PropagationPolicy") != std::string::npos);
+  CHECK(std::string(a.json()["response"]["uid"].GetString()) == "u-1");
+
+  Answer b;
+  post(b, review("admission.k8s.io/v1", "policy.karmada.io", "ClusterPropagationPolicy", kBase));
+  CHECK(b.json()["response"]["status"]["code"].GetInt() == 400);
+}
+
+TEST_CASE("envelope: V-D object absent, null or not an object is code 400 (C58)") {
+  for (const char* object : {"null", "\"x\"", "[]"}) {
+    Answer a;
+    post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", object,
+                   "DELETE"));
+    CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+    CHECK(std::string(a.json()["apiVersion"].GetString()) == "admission.k8s.io/v1");
+  }
+}
+
+TEST_CASE("envelope: UPDATE without oldObject is code 400 on a validating path") {
+  Answer a;
+  post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase, "UPDATE"));
+  CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+}
+
+TEST_CASE("envelope: a denial is HTTP 200, code 403, reason Forbidden, one cause per error") {
+  Answer a;
+  std::string obj = kBase;
+  obj.replace(obj.find(R"("namespace":"ns1","name":"d")"), 28, R"("namespace":"ns2","name":"d")");
+  post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", obj));
+  CHECK(a.http.status == 200);
+  const auto& st = a.json()["response"]["status"];
+  CHECK_FALSE(a.json()["response"]["allowed"].GetBool());
+  CHECK(st["code"].GetInt() == 403);
+  CHECK(std::string(st["reason"].GetString()) == "Forbidden");
+  REQUIRE(st["details"]["causes"].Size() == 1);
+  CHECK(std::string(st["details"]["causes"][0]["field"].GetString()) ==
+        "spec.resourceSelectors[0].namespace");
+  CHECK(std::string(st["details"]["causes"][0]["type"].GetString()) == "FieldValueInvalid");
+}
+
+TEST_CASE("envelope: too large answers HTTP 413 and closes") {
+  kpw::HttpAnswer a;
+  kpw::answer_too_large(100, a);
+  CHECK(a.status == 413);
+  CHECK(a.close);
+  CHECK(a.body.find("\"code\":413") != std::string::npos);
+}
+
+TEST_CASE("registry: paths are unique and every row has a handler") {
+  for (const auto& w : kpw::webhooks()) {
+    CHECK(kpw::find_webhook(w.path) == &w);
+    CHECK(w.handler != nullptr);
+    CHECK(w.path.front() == '/');
+  }
+}
