@@ -30,6 +30,14 @@ std::string FieldPath::str() const {
   return out;
 }
 
+std::vector<FieldPath::Segment> FieldPath::segments() const {
+  std::vector<Segment> out;
+  for (const FieldPath* p = this; p != nullptr; p = p->parent_) {
+    out.push_back(Segment{p->kind_, p->name_, p->index_});
+  }
+  return std::vector<Segment>(out.rbegin(), out.rend());
+}
+
 std::string_view error_type_text(ErrorType type) {
   switch (type) {
     case ErrorType::kRequired:

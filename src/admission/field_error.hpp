@@ -29,8 +29,16 @@ class FieldPath {
   // `spec.placement.clusterAffinities[1].affinityName`, `metadata.labels[a/b]`.
   std::string str() const;
 
- private:
   enum class Kind { kName, kIndex, kKey };
+  struct Segment {
+    Kind kind;
+    std::string_view name;  // kName, kKey
+    std::size_t index;      // kIndex
+  };
+  // The segments from the root down (used where the path is walked, as the patch builder does).
+  std::vector<Segment> segments() const;
+
+ private:
   FieldPath(const FieldPath* parent, Kind kind, std::string_view name, std::size_t index)
       : parent_(parent), kind_(kind), name_(name), index_(index) {}
   void append_to(std::string& out) const;

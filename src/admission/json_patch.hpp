@@ -1,0 +1,61 @@
+// The one RFC 6902 JSON Patch builder: ops against the object as it arrived.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/field_error.hpp"
+#include "admission/json.hpp"
+
+namespace kpw {
+
+// Collects the changes a mutator wants and renders them as a JSON Patch that applies to the
+// object it was given:
+// - `set` writes a value: `add` when the key is absent, `replace` when it holds a value (or null);
+// - a missing parent object is created by one `add` of the outermost missing one, holding every
+//   value set below it (never an `add` below a parent that does not exist);
+// - pointer tokens are escaped per RFC 6901 (`~0`, `~1`).
+// Paths are FieldPaths from the object root (`FieldPath::root("spec")` is `/spec`); an index
+// segment must name an existing array element.
+class JsonPatch {
+ public:
+  JsonPatch();
+  JsonPatch(const JsonPatch&) = delete;
+  JsonPatch& operator=(const JsonPatch&) = delete;
+
+  // Starts a patch against `object` (which must outlive the patch's use).
+  void reset(const JsonValue* object);
+
+  void set(const FieldPath& path, std::int64_t value);
+  void set(const FieldPath& path, bool value);
+  void set(const FieldPath& path, std::string_view value);
+  // Appends a string to the array at `path` (`add …/-`), creating the array when absent.
+  void append(const FieldPath& path, std::string_view value);
+
+  bool empty() const { return ops_.empty(); }
+  // `[{"op":"add","path":"/spec/priority","value":0}, …]`
+  void render(std::string& out) const;
+
+ private:
+  enum class OpKind { kAdd, kReplace };
+  struct Op {
+    OpKind kind;
+    std::string pointer;
+    JsonValue value;
+  };
+  void put(const FieldPath& path, JsonValue&& value, bool append);
+
+  const JsonValue* object_ = nullptr;
+  JsonDocument values_;  // owns the values of every op
+  std::vector<Op> ops_;
+};
+
+// Appends the RFC 6901 escape of one reference token.
+void append_pointer_token(std::string& out, std::string_view token);
+
+// Standard base64 (RFC 4648, with padding), as `response.patch` carries it.
+void append_base64(std::string& out, std::string_view bytes);
+
+}  // namespace kpw

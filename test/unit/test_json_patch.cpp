@@ -1,0 +1,151 @@
+// The JSON Patch builder: RFC 6902 ops that apply to the object as it arrived.
+#include <catch2/catch.hpp>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <string>
+
+#include "admission/json_patch.hpp"
+#include "patch_apply.hpp"
+
+using kpw::FieldPath;
+using kpw::JsonArena;
+using kpw::JsonPatch;
+
+namespace {
+
+std::string to_text(const rapidjson::Value& v) {
+  rapidjson::StringBuffer b;
+  rapidjson::Writer<rapidjson::StringBuffer> w(b);
+  v.Accept(w);
+  return b.GetString();
+}
+
+// Builds a patch against `object` with `mutate`, checks it applies, returns the patched object.
+template <typename F>
+std::string patched(const std::string& object, F mutate, std::string* ops = nullptr) {
+  JsonArena arena;
+  std::string text = object;
+  REQUIRE(arena.parse_in_place(text).ok);
+  JsonPatch patch;
+  patch.reset(&arena.document());
+  mutate(patch);
+  std::string rendered;
+  patch.render(rendered);
+  if (ops != nullptr) *ops = rendered;
+  rapidjson::Document doc;
+  doc.Parse(object.c_str());
+  std::string problem = kpw::test::apply_patch(doc, rendered);
+  INFO(rendered);
+  REQUIRE(problem.empty());
+  return to_text(doc);
+}
+
+}  // namespace
+
+TEST_CASE("patch: add when absent, replace when present or null") {
+  const FieldPath spec = FieldPath::root("spec");
+  std::string ops;
+  auto out = patched(
+      R"({"spec":{"a":1,"b":null}})",
+      [&](JsonPatch& p) {
+        p.set(spec.child("a"), std::int64_t{2});
+        p.set(spec.child("b"), std::string_view("x"));
+        p.set(spec.child("c"), true);
+      },
+      &ops);
+  CHECK(out == R"({"spec":{"a":2,"b":"x","c":true}})");
+  CHECK(ops ==
+        R"([{"op":"replace","path":"/spec/a","value":2},{"op":"replace","path":"/spec/b","value":"x"},{"op":"add","path":"/spec/c","value":true}])");
+}
+
+TEST_CASE("patch: a missing parent is created by one add holding everything below") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath failover = spec.child("failover");
+  const FieldPath app = failover.child("application");
+  const FieldPath dc = app.child("decisionConditions");
+  std::string ops;
+  auto out = patched(
+      R"({"spec":{"failover":{"application":{"purgeMode":"Never"}}}})",
+      [&](JsonPatch& p) {
+        p.set(dc.child("tolerationSeconds"), std::int64_t{10});
+        p.set(dc.child("other"), std::int64_t{1});
+      },
+      &ops);
+  CHECK(ops ==
+        R"([{"op":"add","path":"/spec/failover/application/decisionConditions","value":{"tolerationSeconds":10,"other":1}}])");
+  CHECK(out ==
+        R"({"spec":{"failover":{"application":{"purgeMode":"Never","decisionConditions":{"tolerationSeconds":10,"other":1}}}}})");
+}
+
+TEST_CASE("patch: a null parent is replaced, not added below") {
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels = metadata.child("labels");
+  std::string ops;
+  patched(
+      R"({"metadata":{"labels":null}})",
+      [&](JsonPatch& p) { p.set(labels.key("a.io/id"), std::string_view("v")); }, &ops);
+  CHECK(ops == R"([{"op":"replace","path":"/metadata/labels","value":{"a.io/id":"v"}}])");
+}
+
+TEST_CASE("patch: pointer tokens escape ~ and / (RFC 6901)") {
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels = metadata.child("labels");
+  std::string ops;
+  auto out = patched(
+      R"({"metadata":{"labels":{"x":"1"}}})",
+      [&](JsonPatch& p) { p.set(labels.key("a.io/b~c"), std::string_view("v")); }, &ops);
+  CHECK(ops == R"([{"op":"add","path":"/metadata/labels/a.io~1b~0c","value":"v"}])");
+  CHECK(out == R"({"metadata":{"labels":{"x":"1","a.io/b~c":"v"}}})");
+}
+
+TEST_CASE("patch: append to an array, or create it") {
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath finalizers = metadata.child("finalizers");
+  std::string ops;
+  auto out = patched(
+      R"({"metadata":{"finalizers":["a/b"]}})",
+      [&](JsonPatch& p) { p.append(finalizers, "k/x"); }, &ops);
+  CHECK(ops == R"([{"op":"add","path":"/metadata/finalizers/-","value":"k/x"}])");
+  CHECK(out == R"({"metadata":{"finalizers":["a/b","k/x"]}})");
+  auto created = patched(R"({"metadata":{}})", [&](JsonPatch& p) {
+    p.append(finalizers, "k/x");
+    p.append(finalizers, "k/y");
+  });
+  CHECK(created == R"({"metadata":{"finalizers":["k/x","k/y"]}})");
+}
+
+TEST_CASE("patch: indexes walk existing array elements") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath sels = spec.child("resourceSelectors");
+  const FieldPath sel1 = sels.index(1);
+  auto out = patched(R"({"spec":{"resourceSelectors":[{"kind":"A"},{"kind":"B"}]}})",
+                     [&](JsonPatch& p) { p.set(sel1.child("namespace"), std::string_view("ns1")); });
+  CHECK(out == R"({"spec":{"resourceSelectors":[{"kind":"A"},{"kind":"B","namespace":"ns1"}]}})");
+}
+
+TEST_CASE("patch: a parent of the wrong type gets no op (the validator reports it)") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath failover = spec.child("failover");
+  JsonArena arena;
+  std::string text = R"({"spec":{"failover":"oops"}})";
+  REQUIRE(arena.parse_in_place(text).ok);
+  JsonPatch p;
+  p.reset(&arena.document());
+  p.set(failover.child("x"), std::int64_t{1});
+  CHECK(p.empty());
+}
+
+TEST_CASE("patch: base64 per RFC 4648") {
+  std::string out;
+  kpw::append_base64(out, "");
+  kpw::append_base64(out, "f");
+  out += '|';
+  kpw::append_base64(out, "fo");
+  out += '|';
+  kpw::append_base64(out, "foo");
+  out += '|';
+  kpw::append_base64(out, "foobar");
+  CHECK(out == "Zg==|Zm8=|Zm9v|Zm9vYmFy");
+}
