@@ -127,7 +127,7 @@ void ErrorList::invalid_null(const FieldPath& path, std::string_view detail) {
 }
 
 namespace {
-std::string supported_list(std::initializer_list<std::string_view> supported) {
+std::string supported_list(std::span<const std::string_view> supported) {
   std::string out = "supported values: ";
   bool first = true;
   for (std::string_view s : supported) {
@@ -141,6 +141,11 @@ std::string supported_list(std::initializer_list<std::string_view> supported) {
 
 void ErrorList::not_supported(const FieldPath& path, std::string_view value,
                               std::initializer_list<std::string_view> supported) {
+  not_supported(path, value, std::span<const std::string_view>(supported.begin(), supported.size()));
+}
+
+void ErrorList::not_supported(const FieldPath& path, std::string_view value,
+                              std::span<const std::string_view> supported) {
   std::string rendered;
   append_json_string(rendered, value);
   add(ErrorType::kNotSupported, path, std::move(rendered), supported_list(supported));
@@ -150,7 +155,8 @@ void ErrorList::not_supported(const FieldPath& path, const JsonValue& value,
                               std::initializer_list<std::string_view> supported) {
   std::string rendered;
   append_json_scalar(rendered, value);
-  add(ErrorType::kNotSupported, path, std::move(rendered), supported_list(supported));
+  add(ErrorType::kNotSupported, path, std::move(rendered),
+      supported_list(std::span<const std::string_view>(supported.begin(), supported.size())));
 }
 
 void ErrorList::duplicate(const FieldPath& path, std::string_view value) {

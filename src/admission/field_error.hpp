@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <initializer_list>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +83,8 @@ class ErrorList {
                      std::initializer_list<std::string_view> supported);
   void not_supported(const FieldPath& path, const JsonValue& value,
                      std::initializer_list<std::string_view> supported);
+  void not_supported(const FieldPath& path, std::string_view value,
+                     std::span<const std::string_view> supported);
   void duplicate(const FieldPath& path, std::string_view value);
 
   bool empty() const { return errors_.empty(); }

@@ -7,7 +7,7 @@ using kpw::ErrorList;
 using kpw::ErrorType;
 using kpw::FieldPath;
 
-TEST_CASE("field path renders names, indexes and keys") {
+TEST_CASE("field path renders names / indexes and keys") {
   const FieldPath spec = FieldPath::root("spec");
   const FieldPath placement = spec.child("placement");
   const FieldPath terms = placement.child("clusterAffinities");
@@ -42,7 +42,7 @@ TEST_CASE("field error texts follow k8s field.Error") {
   CHECK(e[5].body() == "Forbidden: may not be set");
 }
 
-TEST_CASE("one error is its text; several are [e1, e2]; identical texts once") {
+TEST_CASE("one error is its text; several are a bracketed list; identical texts once") {
   const FieldPath spec = FieldPath::root("spec");
   ErrorList errs;
   errs.required(spec.child("a"), "x");

@@ -18,7 +18,7 @@ TEST_CASE("json: parses in place and reuses the arena") {
   }
 }
 
-TEST_CASE("json: nesting deeper than the limit is refused, not recursed") {
+TEST_CASE("json: nesting deeper than the limit is refused / not recursed") {
   JsonArena arena;
   std::string deep(10000, '[');
   deep += std::string(10000, ']');
@@ -46,7 +46,7 @@ TEST_CASE("json: duplicate keys are refused at any depth") {
   CHECK(arena.parse_in_place(distinct).ok);
 }
 
-TEST_CASE("json: malformed text, invalid UTF-8 and empty input are refused") {
+TEST_CASE("json: malformed text / invalid UTF-8 and empty input are refused") {
   JsonArena arena;
   for (std::string bad : {std::string("{"), std::string(""), std::string("{\"a\":}"),
                           std::string("{\"a\":\"\xff\"}"), std::string("[1] [2]")}) {

@@ -44,7 +44,7 @@ std::string patched(const std::string& object, F mutate, std::string* ops = null
 
 }  // namespace
 
-TEST_CASE("patch: add when absent, replace when present or null") {
+TEST_CASE("patch: add when absent / replace when present or null") {
   const FieldPath spec = FieldPath::root("spec");
   std::string ops;
   auto out = patched(
@@ -79,7 +79,7 @@ TEST_CASE("patch: a missing parent is created by one add holding everything belo
         R"({"spec":{"failover":{"application":{"purgeMode":"Never","decisionConditions":{"tolerationSeconds":10,"other":1}}}}})");
 }
 
-TEST_CASE("patch: a null parent is replaced, not added below") {
+TEST_CASE("patch: a null parent is replaced / not added below") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels = metadata.child("labels");
   std::string ops;
@@ -100,7 +100,7 @@ TEST_CASE("patch: pointer tokens escape ~ and / (RFC 6901)") {
   CHECK(out == R"({"metadata":{"labels":{"x":"1","a.io/b~c":"v"}}})");
 }
 
-TEST_CASE("patch: append to an array, or create it") {
+TEST_CASE("patch: append to an array / or create it") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath finalizers = metadata.child("finalizers");
   std::string ops;

@@ -11,6 +11,7 @@ namespace {
 
 struct Answer {
   kpw::HttpAnswer http;
+  std::string text;  // the parsed copy: the document's strings point into it
   kpw::JsonArena arena;
   const kpw::JsonValue& json() { return arena.document(); }
 };
@@ -20,8 +21,8 @@ void post(Answer& a, std::string body, std::string_view target = "/validate-prop
           std::string_view content_type = "application/json", std::string_view method = "POST") {
   kpw::handle_http(method, target, content_type, body, a.http);
   if (a.http.content_type == "application/json") {
-    std::string copy = a.http.body;
-    REQUIRE(a.arena.parse_in_place(copy).ok);
+    a.text = a.http.body;
+    REQUIRE(a.arena.parse_in_place(a.text).ok);
   }
 }
 
@@ -53,7 +54,7 @@ TEST_CASE("envelope: allowed v1 review echoes apiVersion and uid") {
         R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":true,"status":{"metadata":{},"code":200}}})");
 }
 
-TEST_CASE("envelope: v1beta1 is echoed, missing apiVersion defaults to v1") {
+TEST_CASE("envelope: v1beta1 is echoed / missing apiVersion defaults to v1") {
   Answer a;
   post(a, review("admission.k8s.io/v1beta1", "policy.karmada.io", "PropagationPolicy", kBase));
   CHECK(std::string(a.json()["apiVersion"].GetString()) == "admission.k8s.io/v1beta1");
@@ -63,7 +64,7 @@ TEST_CASE("envelope: v1beta1 is echoed, missing apiVersion defaults to v1") {
   CHECK(b.json()["response"]["allowed"].GetBool());
 }
 
-TEST_CASE("envelope: unknown path is 404, non-POST is 405, ?timeout is ignored") {
+TEST_CASE("envelope: unknown path is 404 / non-POST is 405 / ?timeout is ignored") {
   Answer a;
   post(a, "{}", "/nope");
   CHECK(a.http.status == 404);
@@ -125,7 +126,7 @@ TEST_CASE("envelope: request.kind must be the kind the path serves") {
   CHECK(b.json()["response"]["status"]["code"].GetInt() == 400);
 }
 
-TEST_CASE("envelope: V-D object absent, null or not an object is code 400 (C58)") {
+TEST_CASE("envelope: V-D object absent / null or not an object is code 400 (C58)") {
   for (const char* object : {"null", "\"x\"", "[]"}) {
     Answer a;
     post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", object,
@@ -141,7 +142,7 @@ TEST_CASE("envelope: UPDATE without oldObject is code 400 on a validating path")
   CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
 }
 
-TEST_CASE("envelope: a denial is HTTP 200, code 403, reason Forbidden, one cause per error") {
+TEST_CASE("envelope: a denial is HTTP 200 / code 403 / reason Forbidden / one cause per error") {
   Answer a;
   std::string obj = kBase;
   obj.replace(obj.find(R"("namespace":"ns1","name":"d")"), 28, R"("namespace":"ns2","name":"d")");
