@@ -1,0 +1,575 @@
+// PropagationPolicy / ClusterPropagationPolicy rules, one function per rule family, called in the
+// order of upstream §2.3 (docs/compatibility.md "Order of errors"). Reads are lenient: a field of
+// the wrong type reads as absent here, because the schema pass has already reported it.
+#include "validators/propagation_policy.hpp"
+
+#include <array>
+#include <string>
+#include <string_view>
+
+#include "api/karmada.hpp"
+#include "api/object.hpp"
+#include "util/names.hpp"
+#include "validators/policy_schema.hpp"
+
+namespace kpw {
+namespace {
+
+using rapidjson::SizeType;
+
+struct PolicyKind {
+  std::string_view permanent_id_label;
+  bool cluster_scoped;
+};
+constexpr PolicyKind kPp{karmada::kPpPermanentIdLabel, false};
+constexpr PolicyKind kCpp{karmada::kCppPermanentIdLabel, true};
+
+std::string quoted(std::string_view s) {
+  std::string out;
+  append_json_string(out, s);
+  return out;
+}
+
+// ---- metadata and immutability (short-circuiting, as upstream's handler) ----
+
+// V-U1 then V-U2 on UPDATE; true when one fired.
+bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& kind,
+                            ErrorList& errors) {
+  if (request.operation != Operation::kUpdate || request.old_object == nullptr) return false;
+  // V-U1: exact compare; "" vs "default-scheduler" is a change.
+  const std::string_view scheduler =
+      string_or_empty(object_member(request.object, "spec"), "schedulerName");
+  const std::string_view old_scheduler =
+      string_or_empty(object_member(request.old_object, "spec"), "schedulerName");
+  if (scheduler != old_scheduler) {
+    const FieldPath spec = FieldPath::root("spec");
+    const FieldPath path = spec.child("schedulerName");
+    errors.invalid(path, scheduler,
+                   "the scheduler name cannot be changed (it was " + quoted(old_scheduler) + ")");
+    return true;
+  }
+  // V-U2: the permanent-id label value (missing reads as "").
+  const std::string_view id = string_or_empty(
+      object_member(object_member(request.object, "metadata"), "labels"), kind.permanent_id_label);
+  const std::string_view old_id =
+      string_or_empty(object_member(object_member(request.old_object, "metadata"), "labels"),
+                      kind.permanent_id_label);
+  if (id != old_id) {
+    const FieldPath metadata = FieldPath::root("metadata");
+    const FieldPath labels = metadata.child("labels");
+    const FieldPath path = labels.key(kind.permanent_id_label);
+    errors.invalid(path, id,
+                   "the label is immutable: it is set by the system when the policy is created "
+                   "(it was " +
+                       quoted(old_id) + ")");
+    return true;
+  }
+  return false;
+}
+
+// V-L1: the permanent-id label key must be present (any value); true when missing.
+bool check_permanent_id_present(const JsonValue& object, const PolicyKind& kind,
+                                ErrorList& errors) {
+  const JsonValue* labels = object_member(object_member(&object, "metadata"), "labels");
+  if (member(labels, kind.permanent_id_label) != nullptr) return false;
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels_path = metadata.child("labels");
+  const FieldPath path = labels_path.key(kind.permanent_id_label);
+  errors.required(path, "set by the mutating webhook when the policy is created");
+  return true;
+}
+
+// ---- placement ----
+
+// Overflow affinities need Divided replicas with Aggregated, or Weighted with a dynamic weight.
+bool overflow_allowed(const JsonValue& placement) {
+  const JsonValue* rs = object_member(&placement, "replicaScheduling");
+  if (rs == nullptr || string_or_empty(rs, "replicaSchedulingType") != "Divided") return false;
+  const std::string_view preference = string_or_empty(rs, "replicaDivisionPreference");
+  if (preference == "Aggregated") return true;
+  return preference == "Weighted" &&
+         !string_or_empty(object_member(rs, "weightPreference"), "dynamicWeight").empty();
+}
+
+// V-P2, for every term, before any other term rule (upstream's order).
+void check_overflow_support(const JsonValue& placement, const JsonValue* terms,
+                            const FieldPath& terms_path, ErrorList& errors) {
+  if (terms == nullptr || overflow_allowed(placement)) return;
+  for (SizeType i = 0; i < terms->Size(); ++i) {
+    if (array_member(&(*terms)[i], "overflowAffinities") == nullptr) continue;
+    const FieldPath term = terms_path.index(i);
+    const FieldPath path = term.child("overflowAffinities");
+    errors.forbidden(path,
+                     "needs replicaScheduling Divided with replicaDivisionPreference Aggregated, "
+                     "or Weighted with a weightPreference.dynamicWeight");
+  }
+}
+
+// V-P3 / V-P6 / V-P10: field selector keys provider|region|zone, operators In|NotIn. Only the first
+// offending expression is reported, key before operator.
+void check_field_selector(const JsonValue& affinity, const FieldPath& affinity_path,
+                          ErrorList& errors) {
+  const JsonValue* exprs =
+      array_member(object_member(&affinity, "fieldSelector"), "matchExpressions");
+  if (exprs == nullptr) return;
+  const FieldPath selector = affinity_path.child("fieldSelector");
+  const FieldPath list = selector.child("matchExpressions");
+  for (SizeType k = 0; k < exprs->Size(); ++k) {
+    const JsonValue& e = (*exprs)[k];
+    const FieldPath expr = list.index(k);
+    const std::optional<std::string_view> key = string_member(&e, "key");
+    if (key && *key != "provider" && *key != "region" && *key != "zone") {
+      const FieldPath path = expr.child("key");
+      errors.not_supported(path, *key, {"provider", "region", "zone"});
+      return;
+    }
+    const std::optional<std::string_view> op = string_member(&e, "operator");
+    if (op && *op != "In" && *op != "NotIn") {
+      const FieldPath path = expr.child("operator");
+      errors.not_supported(path, *op, {"In", "NotIn"});
+      return;
+    }
+  }
+}
+
+// V-P4 / V-P8 / V-W1 / V-W2 / V-F5 / V-F6: a label key (qualified name), one error per problem.
+// An absent key is the schema's Required error, not checked here.
+void check_label_key(const JsonValue& obj, std::string_view key, const FieldPath& obj_path,
+                     ErrorList& errors) {
+  const std::optional<std::string_view> value = string_member(&obj, key);
+  if (!value) return;
+  const NameProblems problems = check_qualified_name(*value);
+  if (problems.ok()) return;
+  const FieldPath path = obj_path.child(key);
+  for (std::string_view problem : problems) errors.invalid(path, *value, problem);
+}
+
+// V-P7: an overflow list needs a non-empty inline affinity (`labelSelector: {}` counts as set,
+// `clusterNames: []` does not).
+bool affinity_is_empty(const JsonValue& term) {
+  return object_member(&term, "labelSelector") == nullptr &&
+         object_member(&term, "fieldSelector") == nullptr &&
+         array_size(&term, "clusterNames") == 0 && array_size(&term, "exclude") == 0;
+}
+
+// V-P7 … V-P10 for the overflow list of term i.
+void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path,
+                               ErrorList& errors) {
+  const JsonValue* overflows = array_member(&term, "overflowAffinities");
+  if (overflows == nullptr) return;
+  const FieldPath list = term_path.child("overflowAffinities");
+  if (affinity_is_empty(term)) {
+    errors.forbidden(list, "needs the term's own cluster affinity (labelSelector, fieldSelector, "
+                           "clusterNames or exclude) to overflow from");
+  }
+  const std::optional<std::string_view> primary = string_member(&term, "affinityName");
+  for (SizeType j = 0; j < overflows->Size(); ++j) {
+    const JsonValue& o = (*overflows)[j];
+    if (!o.IsObject()) continue;
+    const FieldPath item = list.index(j);
+    check_label_key(o, "affinityName", item, errors);  // V-P8
+    // V-P9: unique within the term, primary name included.
+    if (const std::optional<std::string_view> name = string_member(&o, "affinityName")) {
+      bool repeated = primary && *primary == *name;
+      for (SizeType prior = 0; prior < j && !repeated; ++prior) {
+        repeated = string_member(&(*overflows)[prior], "affinityName") == name;
+      }
+      if (repeated) {
+        const FieldPath path = item.child("affinityName");
+        errors.duplicate(path, *name);
+      }
+    }
+    check_field_selector(o, item, errors);  // V-P10
+  }
+}
+
+// V-P4, V-P5, V-P6, then the overflow rules, term by term.
+void check_affinity_terms(const JsonValue* terms, const FieldPath& terms_path, ErrorList& errors) {
+  if (terms == nullptr) return;
+  for (SizeType i = 0; i < terms->Size(); ++i) {
+    const JsonValue& term = (*terms)[i];
+    if (!term.IsObject()) continue;
+    const FieldPath item = terms_path.index(i);
+    check_label_key(term, "affinityName", item, errors);  // V-P4
+    // V-P5 / D-P2: each repeat of an earlier name, exact and case-sensitive.
+    if (const std::optional<std::string_view> name = string_member(&term, "affinityName")) {
+      for (SizeType prior = 0; prior < i; ++prior) {
+        if (string_member(&(*terms)[prior], "affinityName") == name) {
+          const FieldPath path = item.child("affinityName");
+          errors.duplicate(path, *name);
+          break;
+        }
+      }
+    }
+    check_field_selector(term, item, errors);  // V-P6
+    check_overflow_affinities(term, item, errors);
+  }
+}
+
+// V-S2 … V-S7.
+void check_spread_constraints(const JsonValue& placement, const FieldPath& placement_path,
+                              ErrorList& errors) {
+  const JsonValue* list = array_member(&placement, "spreadConstraints");
+  if (list == nullptr) return;
+  const FieldPath list_path = placement_path.child("spreadConstraints");
+  bool by_field = false;
+  bool by_cluster = false;
+  for (SizeType i = 0; i < list->Size(); ++i) {
+    const JsonValue& c = (*list)[i];
+    if (!c.IsObject()) continue;
+    const FieldPath item = list_path.index(i);
+    const std::string_view field = string_or_empty(&c, "spreadByField");
+    const std::int64_t min_groups = int_member(&c, "minGroups").value_or(0);
+    const std::int64_t max_groups = int_member(&c, "maxGroups").value_or(0);
+    if (!field.empty() && !string_or_empty(&c, "spreadByLabel").empty()) {  // V-S2
+      const FieldPath path = item.child("spreadByLabel");
+      errors.forbidden(path, "may not be set together with spreadByField");
+    }
+    const FieldPath min_path = item.child("minGroups");
+    const FieldPath max_path = item.child("maxGroups");
+    if (min_groups < 0) {  // V-S3
+      errors.invalid(min_path, static_cast<long long>(min_groups),
+                     "must be greater than or equal to 0");
+    }
+    if (max_groups < 0) {  // V-S4
+      errors.invalid(max_path, static_cast<long long>(max_groups),
+                     "must be greater than or equal to 0");
+    }
+    if (max_groups > 0 && max_groups < min_groups) {  // V-S5 (maxGroups 0 means unset)
+      errors.invalid(max_path, static_cast<long long>(max_groups),
+                     "must be greater than or equal to minGroups");
+    }
+    if (!field.empty()) {  // V-S6: once per value, at its second occurrence
+      by_field = true;
+      by_cluster = by_cluster || field == "cluster";
+      int earlier = 0;
+      for (SizeType prior = 0; prior < i; ++prior) {
+        earlier += string_or_empty(&(*list)[prior], "spreadByField") == field ? 1 : 0;
+      }
+      if (earlier == 1) {
+        const FieldPath path = item.child("spreadByField");
+        errors.duplicate(path, field);
+      }
+    }
+  }
+  if (by_field && !by_cluster) {  // V-S7
+    errors.required(list_path,
+                    "a constraint with spreadByField \"cluster\" is required when spreading by "
+                    "field");
+  }
+}
+
+// V-W1, V-W2, V-W3.
+void check_workload_affinity(const JsonValue& placement, const FieldPath& placement_path,
+                             ErrorList& errors) {
+  const JsonValue* wa = object_member(&placement, "workloadAffinity");
+  if (wa == nullptr) return;
+  const FieldPath wa_path = placement_path.child("workloadAffinity");
+  const FieldPath affinity_path = wa_path.child("affinity");
+  const FieldPath anti_path = wa_path.child("antiAffinity");
+  const JsonValue* affinity = object_member(wa, "affinity");
+  const JsonValue* anti = object_member(wa, "antiAffinity");
+  if (affinity != nullptr) check_label_key(*affinity, "groupByLabelKey", affinity_path, errors);
+  if (anti != nullptr) check_label_key(*anti, "groupByLabelKey", anti_path, errors);
+  if (affinity == nullptr || anti == nullptr) return;
+  const std::optional<std::string_view> key = string_member(affinity, "groupByLabelKey");
+  const std::optional<std::string_view> anti_key = string_member(anti, "groupByLabelKey");
+  if (key && anti_key && *key == *anti_key) {
+    const FieldPath path = anti_path.child("groupByLabelKey");
+    errors.invalid(path, *anti_key, "must differ from affinity.groupByLabelKey");
+  }
+}
+
+// V-T1: only Lt and Gt are refused; nothing else about tolerations is checked.
+void check_cluster_tolerations(const JsonValue& placement, const FieldPath& placement_path,
+                               ErrorList& errors) {
+  const JsonValue* list = array_member(&placement, "clusterTolerations");
+  if (list == nullptr) return;
+  const FieldPath list_path = placement_path.child("clusterTolerations");
+  for (SizeType i = 0; i < list->Size(); ++i) {
+    const std::string_view op = string_or_empty(&(*list)[i], "operator");
+    if (op != "Lt" && op != "Gt") continue;
+    const FieldPath item = list_path.index(i);
+    const FieldPath path = item.child("operator");
+    errors.not_supported(path, op, {"", "Exists", "Equal"});
+  }
+}
+
+void check_placement(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors) {
+  const JsonValue* placement = object_member(&spec, "placement");
+  if (placement == nullptr) return;
+  const FieldPath placement_path = spec_path.child("placement");
+  const FieldPath terms_path = placement_path.child("clusterAffinities");
+  const JsonValue* affinity = object_member(placement, "clusterAffinity");
+  const JsonValue* terms = array_member(placement, "clusterAffinities");
+  if (affinity != nullptr && terms != nullptr) {  // V-P1 / D-P1: `[]` counts as set
+    errors.forbidden(terms_path, "may not be set together with spec.placement.clusterAffinity");
+  }
+  check_overflow_support(*placement, terms, terms_path, errors);  // V-P2
+  if (affinity != nullptr) {                                      // V-P3
+    const FieldPath affinity_path = placement_path.child("clusterAffinity");
+    check_field_selector(*affinity, affinity_path, errors);
+  }
+  check_affinity_terms(terms, terms_path, errors);
+  check_spread_constraints(*placement, placement_path, errors);
+  check_workload_affinity(*placement, placement_path, errors);
+  check_cluster_tolerations(*placement, placement_path, errors);
+}
+
+// ---- failover ----
+
+// README principle 5: the design's names still work, with a warning naming the new spelling.
+void warn_old_purge_mode(const JsonValue& failover_part, const FieldPath& part_path,
+                         AdmissionResult& result) {
+  const std::string_view mode = string_or_empty(&failover_part, "purgeMode");
+  std::string_view renamed;
+  if (mode == karmada::kPurgeGraciously) renamed = karmada::kPurgeGracefully;
+  if (mode == karmada::kPurgeImmediately) renamed = karmada::kPurgeDirectly;
+  if (renamed.empty()) return;
+  const FieldPath path = part_path.child("purgeMode");
+  result.warn(path.str() + ": " + quoted(mode) + " is the old name of " + quoted(renamed) +
+              " (removed in Karmada v1.19); use " + quoted(renamed));
+}
+
+// V-F5 / V-F6: state preservation alias names are label keys.
+void check_state_preservation(const JsonValue& failover_part, const FieldPath& part_path,
+                              ErrorList& errors) {
+  const JsonValue* rules =
+      array_member(object_member(&failover_part, "statePreservation"), "rules");
+  if (rules == nullptr) return;
+  const FieldPath sp = part_path.child("statePreservation");
+  const FieldPath rules_path = sp.child("rules");
+  for (SizeType k = 0; k < rules->Size(); ++k) {
+    if (!(*rules)[k].IsObject()) continue;
+    const FieldPath rule = rules_path.index(k);
+    check_label_key((*rules)[k], "aliasLabelName", rule, errors);
+  }
+}
+
+// V-F0 / D-F4: application failover moves dependencies too, so it needs propagateDeps.
+void check_propagate_deps(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors) {
+  if (object_member(object_member(&spec, "failover"), "application") == nullptr) return;
+  if (bool_member(&spec, "propagateDeps").value_or(false)) return;
+  const FieldPath path = spec_path.child("propagateDeps");
+  errors.invalid_bool(path, false, "must be true when application failover is set");
+}
+
+// V-F1 … V-F5 and D-F1 … D-F3.
+void check_application_failover(const JsonValue& app, const FieldPath& app_path,
+                                AdmissionResult& result) {
+  ErrorList& errors = result.errors;
+  // V-F1 / D-F2: absent is "not set" (upstream panics, code 500).
+  const JsonValue* conditions = object_member(&app, "decisionConditions");
+  if (const std::optional<std::int64_t> t = int_member(conditions, "tolerationSeconds");
+      t && *t < 0) {
+    const FieldPath dc = app_path.child("decisionConditions");
+    const FieldPath path = dc.child("tolerationSeconds");
+    errors.invalid(path, static_cast<long long>(*t), "must be greater than or equal to 0");
+  }
+  // V-F2, V-F3, V-F4 / D-F1: a grace period belongs to graceful purging, and is positive.
+  const std::string_view mode = string_or_empty(&app, "purgeMode");
+  const std::optional<std::int64_t> grace = int_member(&app, "gracePeriodSeconds");
+  const FieldPath grace_path = app_path.child("gracePeriodSeconds");
+  const bool graceful = karmada::is_graceful_purge_mode(mode);
+  if (grace && !graceful) {
+    errors.invalid(grace_path, static_cast<long long>(*grace),
+                   "only allowed when purgeMode is Gracefully");
+  }
+  if (!grace && graceful) {
+    errors.required(grace_path, "must be set when purgeMode is " + std::string(mode));
+  }
+  if (grace && *grace <= 0) {
+    errors.invalid(grace_path, static_cast<long long>(*grace), "must be greater than 0");
+  }
+  check_state_preservation(app, app_path, errors);  // V-F5
+  // D-F3: the design's fields, checked when present.
+  if (const std::optional<std::int64_t> block = int_member(&app, "blockPredecessorSeconds");
+      block && *block < 0) {
+    const FieldPath path = app_path.child("blockPredecessorSeconds");
+    errors.invalid(path, static_cast<long long>(*block), "must be greater than or equal to 0");
+  }
+  if (const JsonValue* pre = object_member(&app, "preConditions")) {
+    const FieldPath pre_path = app_path.child("preConditions");
+    if (const std::optional<std::int64_t> delay = int_member(pre, "delaySeconds");
+        delay && *delay < 0) {
+      const FieldPath path = pre_path.child("delaySeconds");
+      errors.invalid(path, static_cast<long long>(*delay), "must be greater than or equal to 0");
+    }
+    if (const std::optional<std::string_view> state = string_member(pre, "healthyState");
+        state && *state != "Healthy") {
+      const FieldPath path = pre_path.child("healthyState");
+      errors.not_supported(path, *state, {"Healthy"});
+    }
+  }
+  warn_old_purge_mode(app, app_path, result);
+}
+
+void check_failover(const JsonValue& spec, const FieldPath& spec_path, AdmissionResult& result) {
+  const JsonValue* failover = object_member(&spec, "failover");
+  if (failover == nullptr) return;
+  const FieldPath failover_path = spec_path.child("failover");
+  if (const JsonValue* app = object_member(failover, "application")) {
+    const FieldPath app_path = failover_path.child("application");
+    check_application_failover(*app, app_path, result);
+  }
+  if (const JsonValue* cluster = object_member(failover, "cluster")) {
+    const FieldPath cluster_path = failover_path.child("cluster");
+    check_state_preservation(*cluster, cluster_path, result.errors);  // V-F6
+    warn_old_purge_mode(*cluster, cluster_path, result);
+  }
+}
+
+// ---- resource selectors ----
+
+struct KnownKind {
+  std::string_view group;
+  std::string_view kind;
+};
+// D-R2: namespaced kinds a cluster-wide preempting policy must pin to a namespace (seed 004).
+constexpr std::array<KnownKind, 18> kNamespacedKinds = {{
+    {"apps", "Deployment"},
+    {"apps", "StatefulSet"},
+    {"apps", "DaemonSet"},
+    {"apps", "ReplicaSet"},
+    {"batch", "Job"},
+    {"batch", "CronJob"},
+    {"", "Pod"},
+    {"", "Service"},
+    {"", "ConfigMap"},
+    {"", "Secret"},
+    {"", "ServiceAccount"},
+    {"networking.k8s.io", "Ingress"},
+    {"", "PersistentVolumeClaim"},
+    {"rbac.authorization.k8s.io", "Role"},
+    {"rbac.authorization.k8s.io", "RoleBinding"},
+    {"autoscaling", "HorizontalPodAutoscaler"},
+    {"networking.k8s.io", "NetworkPolicy"},
+    {"policy", "PodDisruptionBudget"},
+}};
+// Cluster-scoped kinds: no namespace is right for them, so no warning either.
+constexpr std::array<KnownKind, 12> kClusterScopedKinds = {{
+    {"", "Namespace"},
+    {"", "Node"},
+    {"", "PersistentVolume"},
+    {"rbac.authorization.k8s.io", "ClusterRole"},
+    {"rbac.authorization.k8s.io", "ClusterRoleBinding"},
+    {"apiextensions.k8s.io", "CustomResourceDefinition"},
+    {"storage.k8s.io", "StorageClass"},
+    {"scheduling.k8s.io", "PriorityClass"},
+    {"networking.k8s.io", "IngressClass"},
+    {"admissionregistration.k8s.io", "ValidatingWebhookConfiguration"},
+    {"admissionregistration.k8s.io", "MutatingWebhookConfiguration"},
+    {"apiregistration.k8s.io", "APIService"},
+}};
+
+template <std::size_t N>
+bool is_listed(const std::array<KnownKind, N>& kinds, std::string_view group,
+               std::string_view kind) {
+  for (const KnownKind& k : kinds) {
+    if (k.group == group && k.kind == kind) return true;
+  }
+  return false;
+}
+
+// The group of `group/version`; "" for the core group (`v1`).
+std::string_view api_group(std::string_view api_version) {
+  const std::size_t slash = api_version.find('/');
+  return slash == std::string_view::npos ? std::string_view{} : api_version.substr(0, slash);
+}
+
+// V-S1 for every selector, then V-R1 / D-R1, then D-R2 (each family over the whole list, as
+// upstream loops).
+void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
+                              const AdmissionRequest& request, const PolicyKind& kind,
+                              AdmissionResult& result) {
+  const JsonValue* selectors = array_member(&spec, "resourceSelectors");
+  if (selectors == nullptr) return;
+  const FieldPath list = spec_path.child("resourceSelectors");
+  // V-S1: a PP selects only in its own namespace (a CPP's request namespace is "").
+  if (!request.ns.empty()) {
+    for (SizeType i = 0; i < selectors->Size(); ++i) {
+      const std::string_view ns = string_or_empty(&(*selectors)[i], "namespace");
+      if (ns == request.ns) continue;
+      const FieldPath item = list.index(i);
+      const FieldPath path = item.child("namespace");
+      result.errors.invalid(path, ns, "must be the policy's namespace " + quoted(request.ns));
+    }
+  }
+  if (string_or_empty(&spec, "preemption") != "Always") return;  // exact, as upstream
+  // V-R1 / D-R1: preemption takes over named resources only.
+  for (SizeType i = 0; i < selectors->Size(); ++i) {
+    if (!string_or_empty(&(*selectors)[i], "name").empty()) continue;
+    const FieldPath item = list.index(i);
+    const FieldPath path = item.child("name");
+    result.errors.required(path, "a selector must name its resource when preemption is Always");
+  }
+  if (!kind.cluster_scoped) return;
+  // D-R2: a CPP that preempts must pin namespaced resources to a namespace.
+  for (SizeType i = 0; i < selectors->Size(); ++i) {
+    const JsonValue& s = (*selectors)[i];
+    if (!string_or_empty(&s, "namespace").empty()) continue;
+    const std::string_view group = api_group(string_or_empty(&s, "apiVersion"));
+    const std::string_view k = string_or_empty(&s, "kind");
+    const FieldPath item = list.index(i);
+    if (is_listed(kNamespacedKinds, group, k)) {
+      const FieldPath path = item.child("namespace");
+      result.errors.required(path, std::string(k) +
+                                       " is namespaced: a ClusterPropagationPolicy with "
+                                       "preemption Always must name its namespace");
+    } else if (!k.empty() && !is_listed(kClusterScopedKinds, group, k)) {
+      result.warn(item.str() + ": kind " + quoted(k) +
+                  " has no namespace; if it is namespaced, preemption Always in a "
+                  "ClusterPropagationPolicy should name the namespace");
+    }
+  }
+}
+
+// V-X1: `dispatching: true` already suspends every cluster.
+void check_suspension(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors) {
+  const JsonValue* suspension = object_member(&spec, "suspension");
+  if (!bool_member(suspension, "dispatching").value_or(false)) return;
+  if (array_size(object_member(suspension, "dispatchingOnClusters"), "clusterNames") == 0) return;
+  const FieldPath suspension_path = spec_path.child("suspension");
+  const FieldPath path = suspension_path.child("dispatchingOnClusters");
+  errors.forbidden(path, "may not name clusters while dispatching is true (which suspends all)");
+}
+
+void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
+                     AdmissionResult& result) {
+  ErrorList& errors = result.errors;
+  if (check_immutable_fields(request, kind, errors)) return;             // V-U1, V-U2
+  if (check_permanent_id_present(*request.object, kind, errors)) return;  // V-L1
+  const FieldPath spec_path = FieldPath::root("spec");
+  const JsonValue* spec_member = member(request.object, "spec");
+  if (spec_member == nullptr || !spec_member->IsObject()) {
+    if (spec_member == nullptr) {
+      errors.required(spec_path, "a policy needs spec.resourceSelectors");
+    } else {
+      errors.invalid(spec_path, *spec_member, "must be of type object");
+    }
+    return;
+  }
+  const JsonValue& spec = *spec_member;
+  check_policy_schema(spec, spec_path, errors);  // SC-1 … SC-6
+  check_placement(spec, spec_path, errors);
+  check_propagate_deps(spec, spec_path, errors);  // V-F0 / D-F4
+  check_failover(spec, spec_path, result);
+  check_resource_selectors(spec, spec_path, request, kind, result);  // V-S1, V-R1, D-R2
+  check_suspension(spec, spec_path, errors);                         // V-X1
+  if (bool_member(&spec, "association").value_or(false)) {
+    result.warn("spec.association is deprecated; use spec.propagateDeps");
+  }
+}
+
+}  // namespace
+
+void validate_propagation_policy(const AdmissionRequest& request, AdmissionResult& result) {
+  validate_policy(request, kPp, result);
+}
+
+void validate_cluster_propagation_policy(const AdmissionRequest& request,
+                                         AdmissionResult& result) {
+  validate_policy(request, kCpp, result);
+}
+
+}  // namespace kpw

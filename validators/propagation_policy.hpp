@@ -1,0 +1,13 @@
+// Validation of PropagationPolicy and ClusterPropagationPolicy (policy.karmada.io/v1alpha1):
+// upstream rules V-… (upstream-karmada.md §2), schema rules SC-… (§4) and the design rules D-…
+// of the README. docs/compatibility.md lists the path and type we report for each.
+#pragma once
+
+#include "admission/review.hpp"
+
+namespace kpw {
+
+void validate_propagation_policy(const AdmissionRequest& request, AdmissionResult& result);
+void validate_cluster_propagation_policy(const AdmissionRequest& request, AdmissionResult& result);
+
+}  // namespace kpw
