@@ -1,0 +1,141 @@
+// karmada-policy-webhook: `serve` (the default) runs the HTTPS webhook; `review` answers one
+// AdmissionReview offline, byte for byte as the server would.
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <iterator>
+#include <sstream>
+#include <string>
+#include <thread>
+
+#include "admission/service.hpp"
+#include "server/server.hpp"
+
+namespace {
+
+constexpr int kUsageError = 2;
+
+int usage_error(const std::string& message) {
+  std::fprintf(stderr, "karmada-policy-webhook: %s\n", message.c_str());
+  return kUsageError;
+}
+
+struct ServeFlags {
+  std::string bind_address = "0.0.0.0";
+  int secure_port = 8443;
+  std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
+  std::string cert_name = "tls.crt";
+  std::string key_name = "tls.key";
+  std::string tls_min_version = "1.3";
+  long long max_request_bytes = static_cast<long long>(kpw::kDefaultMaxRequestBytes);
+  int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+};
+
+void add_serve_flags(CLI::App& app, ServeFlags& f) {
+  app.add_option("--bind-address", f.bind_address, "IP address to listen on")
+      ->capture_default_str();
+  app.add_option("--secure-port", f.secure_port, "HTTPS port")->capture_default_str();
+  app.add_option("--cert-dir", f.cert_dir, "directory holding the serving certificate and key")
+      ->capture_default_str();
+  app.add_option("--tls-cert-file-name", f.cert_name, "certificate file in --cert-dir")
+      ->capture_default_str();
+  app.add_option("--tls-private-key-file-name", f.key_name,
+                 "private key file in --cert-dir (RSA or ECDSA, PEM)")
+      ->capture_default_str();
+  app.add_option("--tls-min-version", f.tls_min_version, "minimum TLS version: 1.2 or 1.3")
+      ->capture_default_str();
+  app.add_option("--max-request-bytes", f.max_request_bytes,
+                 "largest request body; larger ones get HTTP 413 without being read")
+      ->capture_default_str();
+  app.add_option("--threads", f.threads, "I/O threads (default: number of cores)")
+      ->capture_default_str();
+}
+
+// Flag values the parser accepts but the server cannot use.
+int serve(const ServeFlags& f) {
+  kpw::ServerOptions options;
+  if (f.tls_min_version == "1.2") {
+    options.tls_min_version = kpw::TlsMinVersion::kTls12;
+  } else if (f.tls_min_version == "1.3") {
+    options.tls_min_version = kpw::TlsMinVersion::kTls13;
+  } else {
+    return usage_error("--tls-min-version must be 1.2 or 1.3, not \"" + f.tls_min_version + "\"");
+  }
+  if (f.secure_port < 1 || f.secure_port > 65535) {
+    return usage_error("--secure-port must be between 1 and 65535, not " +
+                       std::to_string(f.secure_port));
+  }
+  if (f.max_request_bytes < 1024) {
+    return usage_error("--max-request-bytes must be at least 1024, not " +
+                       std::to_string(f.max_request_bytes));
+  }
+  if (f.threads < 1 || f.threads > 1024) {
+    return usage_error("--threads must be between 1 and 1024, not " + std::to_string(f.threads));
+  }
+  const std::string dir = f.cert_dir.empty() || f.cert_dir.back() == '/' ? f.cert_dir
+                                                                          : f.cert_dir + "/";
+  options.bind_address = f.bind_address;
+  options.port = static_cast<unsigned short>(f.secure_port);
+  options.cert_file = dir + f.cert_name;
+  options.key_file = dir + f.key_name;
+  options.max_request_bytes = static_cast<std::size_t>(f.max_request_bytes);
+  options.threads = static_cast<unsigned>(f.threads);
+  if (auto error = kpw::run_server(options, &kpw::handle_http)) return usage_error(*error);
+  return 0;
+}
+
+// Reads one AdmissionReview and prints the body the server would answer; exit 0 iff HTTP 200.
+int review(const std::string& path, const std::string& file) {
+  std::string body;
+  if (file.empty() || file == "-") {
+    body.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+  } else {
+    std::ifstream in(file, std::ios::binary);
+    if (!in) return usage_error("cannot read " + file);
+    body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  }
+  kpw::HttpAnswer answer;
+  if (body.size() > kpw::kDefaultMaxRequestBytes) {
+    kpw::answer_too_large(kpw::kDefaultMaxRequestBytes, answer);
+  } else {
+    kpw::handle_http("POST", path, "application/json", body, answer);
+  }
+  std::fwrite(answer.body.data(), 1, answer.body.size(), stdout);
+  std::fflush(stdout);
+  return answer.status == 200 ? 0 : 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{"Admission webhook for Karmada's policy APIs (PropagationPolicy, "
+               "ClusterPropagationPolicy)",
+               "karmada-policy-webhook"};
+  app.require_subcommand(0, 1);
+  ServeFlags flags;
+  add_serve_flags(app, flags);
+  CLI::App* serve_cmd = app.add_subcommand("serve", "serve the webhook over HTTPS (default)");
+  serve_cmd->fallthrough();
+
+  std::string review_path;
+  std::string review_file;
+  CLI::App* review_cmd =
+      app.add_subcommand("review", "answer one AdmissionReview (FILE or - for stdin) offline");
+  review_cmd->add_option("--path", review_path, "webhook path, e.g. /validate-propagationpolicy")
+      ->required();
+  review_cmd->add_option("file", review_file, "AdmissionReview JSON file, or - for stdin");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    return usage_error(std::string(e.what()) + " (see --help)");
+  }
+  if (review_cmd->parsed()) return review(review_path, review_file);
+  return serve(flags);
+}
