@@ -1,0 +1,33 @@
+// Karmada API names: groups, kinds, label keys, finalizers and enum spellings.
+#pragma once
+
+#include <string_view>
+
+namespace kpw::karmada {
+
+inline constexpr std::string_view kPolicyGroup = "policy.karmada.io";
+inline constexpr std::string_view kAppsGroup = "apps.karmada.io";
+
+inline constexpr std::string_view kPropagationPolicy = "PropagationPolicy";
+inline constexpr std::string_view kClusterPropagationPolicy = "ClusterPropagationPolicy";
+inline constexpr std::string_view kWorkloadRebalancer = "WorkloadRebalancer";
+inline constexpr std::string_view kScheduleTrigger = "ScheduleTrigger";
+
+inline constexpr std::string_view kPpPermanentIdLabel = "propagationpolicy.karmada.io/permanent-id";
+inline constexpr std::string_view kCppPermanentIdLabel =
+    "clusterpropagationpolicy.karmada.io/permanent-id";
+inline constexpr std::string_view kPpFinalizer = "karmada.io/propagation-policy-controller";
+inline constexpr std::string_view kCppFinalizer = "karmada.io/cluster-propagation-policy-controller";
+
+// Purge modes: the current names and the design document's (README principle 5).
+inline constexpr std::string_view kPurgeDirectly = "Directly";
+inline constexpr std::string_view kPurgeGracefully = "Gracefully";
+inline constexpr std::string_view kPurgeNever = "Never";
+inline constexpr std::string_view kPurgeImmediately = "Immediately";  // old name of Directly
+inline constexpr std::string_view kPurgeGraciously = "Graciously";    // old name of Gracefully
+
+inline bool is_graceful_purge_mode(std::string_view mode) {
+  return mode == kPurgeGracefully || mode == kPurgeGraciously;
+}
+
+}  // namespace kpw::karmada
