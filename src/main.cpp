@@ -6,10 +6,12 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <thread>
 
+#include "admission/review.hpp"
 #include "admission/service.hpp"
 #include "server/server.hpp"
 
@@ -31,6 +33,9 @@ struct ServeFlags {
   std::string tls_min_version = "1.3";
   long long max_request_bytes = static_cast<long long>(kpw::kDefaultMaxRequestBytes);
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string default_purge_mode = "Graciously";
+  long long default_toleration_seconds = 10;
+  std::optional<long long> default_rebalancer_ttl_seconds;
 };
 
 void add_serve_flags(CLI::App& app, ServeFlags& f) {
@@ -51,6 +56,47 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->capture_default_str();
   app.add_option("--threads", f.threads, "I/O threads (default: number of cores)")
       ->capture_default_str();
+}
+
+// The mutators' defaults: flags of `serve` and of `review`.
+void add_default_flags(CLI::App& app, ServeFlags& f) {
+  app.add_option("--default-purge-mode", f.default_purge_mode,
+                 "application failover purgeMode filled when absent: Directly, Gracefully, Never, "
+                 "Immediately or Graciously")
+      ->capture_default_str();
+  app.add_option("--default-toleration-seconds", f.default_toleration_seconds,
+                 "decisionConditions.tolerationSeconds filled when absent")
+      ->capture_default_str();
+  app.add_option("--default-rebalancer-ttl-seconds", f.default_rebalancer_ttl_seconds,
+                 "WorkloadRebalancer ttlSecondsAfterFinished filled when absent (unset: never)");
+}
+
+// The mutators' defaults from the flags; a message when a value is out of range.
+std::optional<std::string> apply_mutation_defaults(const ServeFlags& f) {
+  constexpr long long kInt32Max = 2147483647;
+  const std::string& mode = f.default_purge_mode;
+  if (mode != "Directly" && mode != "Gracefully" && mode != "Never" && mode != "Immediately" &&
+      mode != "Graciously") {
+    return "--default-purge-mode must be Directly, Gracefully, Never, Immediately or Graciously, "
+           "not \"" + mode + "\"";
+  }
+  if (f.default_toleration_seconds < 0 || f.default_toleration_seconds > kInt32Max) {
+    return "--default-toleration-seconds must be between 0 and 2147483647, not " +
+           std::to_string(f.default_toleration_seconds);
+  }
+  if (f.default_rebalancer_ttl_seconds &&
+      (*f.default_rebalancer_ttl_seconds < 0 || *f.default_rebalancer_ttl_seconds > kInt32Max)) {
+    return "--default-rebalancer-ttl-seconds must be between 0 and 2147483647, not " +
+           std::to_string(*f.default_rebalancer_ttl_seconds);
+  }
+  kpw::MutationDefaults defaults;
+  defaults.purge_mode = mode;
+  defaults.toleration_seconds = f.default_toleration_seconds;
+  if (f.default_rebalancer_ttl_seconds) {
+    defaults.rebalancer_ttl_seconds = *f.default_rebalancer_ttl_seconds;
+  }
+  kpw::set_mutation_defaults(std::move(defaults));
+  return std::nullopt;
 }
 
 // Flag values the parser accepts but the server cannot use.
@@ -74,6 +120,7 @@ int serve(const ServeFlags& f) {
   if (f.threads < 1 || f.threads > 1024) {
     return usage_error("--threads must be between 1 and 1024, not " + std::to_string(f.threads));
   }
+  if (auto error = apply_mutation_defaults(f)) return usage_error(*error);
   const std::string dir = f.cert_dir.empty() || f.cert_dir.back() == '/' ? f.cert_dir
                                                                           : f.cert_dir + "/";
   options.bind_address = f.bind_address;
@@ -87,7 +134,8 @@ int serve(const ServeFlags& f) {
 }
 
 // Reads one AdmissionReview and prints the body the server would answer; exit 0 iff HTTP 200.
-int review(const std::string& path, const std::string& file) {
+int review(const ServeFlags& flags, const std::string& path, const std::string& file) {
+  if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
   std::string body;
   if (file.empty() || file == "-") {
     body.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
@@ -116,6 +164,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(0, 1);
   ServeFlags flags;
   add_serve_flags(app, flags);
+  add_default_flags(app, flags);
   CLI::App* serve_cmd = app.add_subcommand("serve", "serve the webhook over HTTPS (default)");
   serve_cmd->fallthrough();
 
@@ -126,6 +175,7 @@ int main(int argc, char** argv) {
   review_cmd->add_option("--path", review_path, "webhook path, e.g. /validate-propagationpolicy")
       ->required();
   review_cmd->add_option("file", review_file, "AdmissionReview JSON file, or - for stdin");
+  add_default_flags(*review_cmd, flags);
 
   try {
     app.parse(argc, argv);
@@ -136,6 +186,6 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()) + " (see --help)");
   }
-  if (review_cmd->parsed()) return review(review_path, review_file);
+  if (review_cmd->parsed()) return review(flags, review_path, review_file);
   return serve(flags);
 }

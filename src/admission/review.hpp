@@ -1,12 +1,15 @@
 // The admission contract every handler sees: the decoded request and what it answers.
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "admission/field_error.hpp"
 #include "admission/json.hpp"
+#include "admission/json_patch.hpp"
 
 namespace kpw {
 
@@ -22,13 +25,24 @@ struct AdmissionRequest {
   const JsonValue* old_object = nullptr;  // an object on UPDATE, else nullptr
 };
 
-// What a handler answers: field errors deny (code 403), warnings ride along either way.
+// What a handler answers: field errors deny (code 403), warnings ride along either way, and a
+// mutator's patch (already reset to the request's object) becomes `response.patch`.
 struct AdmissionResult {
   ErrorList errors;
   std::vector<std::string> warnings;
+  JsonPatch patch;
 
   void warn(std::string text) { warnings.push_back(std::move(text)); }
 };
+
+// The defaults mutators fill, from the server's flags. Set once before serving; read-only after.
+struct MutationDefaults {
+  std::string purge_mode = "Graciously";                    // --default-purge-mode
+  std::int64_t toleration_seconds = 10;                     // --default-toleration-seconds
+  std::optional<std::int64_t> rebalancer_ttl_seconds;       // --default-rebalancer-ttl-seconds
+};
+const MutationDefaults& mutation_defaults();
+void set_mutation_defaults(MutationDefaults defaults);
 
 using Handler = void (*)(const AdmissionRequest&, AdmissionResult&);
 

@@ -101,6 +101,14 @@ void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnsw
     }
     out += "]},\"code\":403}";
   }
+  if (!result.patch.empty()) {
+    // A mutator never denies, so a patch only rides on an allowed answer.
+    std::string ops;
+    result.patch.render(ops);
+    out += ",\"patch\":\"";
+    append_base64(out, ops);
+    out += "\",\"patchType\":\"JSONPatch\"";
+  }
   append_warnings(result.warnings, out);
   out += "}}";
 }
@@ -240,11 +248,20 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   thread_local AdmissionResult result;
   result.errors.clear();
   result.warnings.clear();
+  result.patch.reset(req.object);
   hook.handler(req, result);
   answer_verdict(env, result, answer);
 }
 
+MutationDefaults& defaults_storage() {
+  static MutationDefaults defaults;
+  return defaults;
+}
+
 }  // namespace
+
+const MutationDefaults& mutation_defaults() { return defaults_storage(); }
+void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }
 
 void handle_http(std::string_view method, std::string_view target,
                  std::string_view content_type, std::string& body, HttpAnswer& answer) {
