@@ -1,0 +1,121 @@
+// ScheduleTrigger rules (README "ScheduleTrigger", seed 001). The kind exists only in the design
+// document; the project ships its CRD (manifests/).
+#include "validators/schedule_trigger.hpp"
+
+#include <string>
+
+#include "api/object.hpp"
+#include "util/names.hpp"
+#include "validators/object_reference.hpp"
+
+namespace kpw {
+namespace {
+
+bool same_policy_reference(const JsonValue& a, const JsonValue& b) {
+  return string_or_empty(&a, "name") == string_or_empty(&b, "name") &&
+         string_or_empty(&a, "namespace") == string_or_empty(&b, "namespace");
+}
+
+// Warns about an entry equal to an earlier one of the same list.
+template <typename Same>
+void warn_duplicate(const JsonValue& list, rapidjson::SizeType i, const FieldPath& item,
+                    std::string_view list_name, Same same, AdmissionResult& result) {
+  for (rapidjson::SizeType prior = 0; prior < i; ++prior) {
+    if (list[prior].IsObject() && same(list[prior], list[i])) {
+      result.warn(item.str() + " repeats spec." + std::string(list_name) + "[" +
+                  std::to_string(prior) + "]; the trigger treats them as one target");
+      return;
+    }
+  }
+}
+
+// S-2: resources are object references.
+void check_resource_targets(const JsonValue* targets, const FieldPath& list,
+                            AdmissionResult& result) {
+  for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
+    const JsonValue& t = (*targets)[i];
+    const FieldPath item = list.index(i);
+    if (!has_json_kind(t, JsonKind::kObject, item, result.errors)) continue;
+    check_object_reference(t, item, result.errors);
+    warn_duplicate(*targets, i, item, "targetRefResource", same_object_reference, result);
+  }
+}
+
+// S-3: policies are named by a DNS-1123 subdomain, in a namespace (PP) or none (CPP).
+void check_policy_targets(const JsonValue* targets, const FieldPath& list,
+                          AdmissionResult& result) {
+  for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
+    const JsonValue& t = (*targets)[i];
+    const FieldPath item = list.index(i);
+    if (!has_json_kind(t, JsonKind::kObject, item, result.errors)) continue;
+    if (!has_json_kind(&t, "name", JsonKind::kString, item, result.errors) ||
+        !has_json_kind(&t, "namespace", JsonKind::kString, item, result.errors)) {
+      continue;
+    }
+    const FieldPath name_path = item.child("name");
+    const std::string_view name = string_or_empty(&t, "name");
+    if (name.empty()) {
+      result.errors.required(name_path, "the name of a PropagationPolicy or ClusterPropagationPolicy");
+    } else {
+      for (std::string_view problem : check_dns1123_subdomain(name)) {
+        result.errors.invalid(name_path, name, problem);
+      }
+    }
+    check_namespace_field(t, item, result.errors);
+    warn_duplicate(*targets, i, item, "targetRefPolicy", same_policy_reference, result);
+  }
+}
+
+// S-4: intervals cannot be negative (0 means "retry at once" / "never clean up").
+void check_intervals(const JsonValue* spec, const FieldPath& spec_path, ErrorList& errors) {
+  for (std::string_view key : {"retryAfterSeconds", "autoCleanAfterMinutes"}) {
+    if (!has_json_kind(spec, key, JsonKind::kInteger, spec_path, errors)) continue;
+    std::optional<std::int64_t> v = int_member(spec, key);
+    if (v && *v < 0) {
+      errors.invalid(spec_path.child(key), static_cast<long long>(*v),
+                     "must be greater than or equal to 0");
+    }
+  }
+}
+
+// S-5: the phase, when present, is one the controller writes.
+void check_phase(const JsonValue* object, ErrorList& errors) {
+  const JsonValue* phase = member(object_member(object, "status"), "phase");
+  if (phase == nullptr) return;
+  if (phase->IsString() &&
+      (view(*phase) == "Running" || view(*phase) == "Failed" || view(*phase) == "Success")) {
+    return;
+  }
+  const FieldPath status = FieldPath::root("status");
+  errors.not_supported(status.child("phase"), *phase, {"Running", "Failed", "Success"});
+}
+
+}  // namespace
+
+void validate_schedule_trigger(const AdmissionRequest& request, AdmissionResult& result) {
+  const FieldPath spec_path = FieldPath::root("spec");
+  const JsonValue* spec = member(request.object, "spec");
+  if (spec != nullptr && !has_json_kind(*spec, JsonKind::kObject, spec_path, result.errors)) return;
+  if (!has_json_kind(spec, "targetRefResource", JsonKind::kArray, spec_path, result.errors) ||
+      !has_json_kind(spec, "targetRefPolicy", JsonKind::kArray, spec_path, result.errors)) {
+    return;
+  }
+  const JsonValue* resources = array_member(spec, "targetRefResource");
+  const JsonValue* policies = array_member(spec, "targetRefPolicy");
+  // S-1: something to trigger.
+  if ((resources == nullptr || resources->Empty()) && (policies == nullptr || policies->Empty())) {
+    result.errors.required(spec_path, "at least one entry in targetRefPolicy or targetRefResource");
+  }
+  if (policies != nullptr) {
+    const FieldPath list = spec_path.child("targetRefPolicy");
+    check_policy_targets(policies, list, result);
+  }
+  if (resources != nullptr) {
+    const FieldPath list = spec_path.child("targetRefResource");
+    check_resource_targets(resources, list, result);
+  }
+  check_intervals(spec, spec_path, result.errors);
+  check_phase(request.object, result.errors);
+}
+
+}  // namespace kpw
