@@ -18,6 +18,19 @@ without the leading slash, holding:
   message_contains  substrings status.message must hold.
   warnings          substrings; the answer must have exactly that many warnings and each substring
                     must occur in a different warning. Absent = no warnings allowed.
+  object            (mutating webhooks, required when allowed) the whole object after applying
+                    response.patch per RFC 6902 (no patch = unchanged). The string "<uuid>" matches
+                    any random UUIDv4. When it equals the object sent, the answer must carry no
+                    patch and no patchType at all.
+  then              {"webhook": "/validate-...", "expect": {...}}: the patched object is sent, in
+                    the same request otherwise, to that webhook (as the API server does after
+                    mutation) and judged by that expect.
+
+Fixture key `flags` (optional): extra server flags the fixture needs (e.g.
+["--default-rebalancer-ttl-seconds", "3600"]); given to `review` offline and to the server in e2e.
+
+Every allowed mutating fixture is also sent again as an UPDATE of its own patched object: the
+answer must carry no patch (mutation is idempotent).
 
 Always checked as well: the answer echoes the request's apiVersion (v1 or v1beta1) with kind
 AdmissionReview and response.uid = request.uid (for a review given as an object); a validating
@@ -35,7 +48,8 @@ from __future__ import annotations
 import json
 import os
 
-__all__ = ["load_fixtures", "load_fixture", "request_body", "check_answer", "fixture_problems"]
+__all__ = ["load_fixtures", "load_fixture", "request_body", "check_answer", "fixture_problems",
+           "run_fixture", "apply_patch"]
 
 REVIEW_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")
 
@@ -48,8 +62,9 @@ CAUSE_TYPES = {
     "FieldValueForbidden": "Forbidden",
 }
 
-FIXTURE_KEYS = {"description", "review", "expect"}
-EXPECT_KEYS = {"http_status", "allowed", "code", "fields", "message_contains", "warnings"}
+FIXTURE_KEYS = {"description", "review", "expect", "flags"}
+EXPECT_KEYS = {"http_status", "allowed", "code", "fields", "message_contains", "warnings", "object",
+               "then"}
 
 # What the API server accepts of warnings (README: past 4096 characters in all, each is cut to
 # 256; a warning holding a newline or tab is dropped).
@@ -186,9 +201,13 @@ def _short(value, limit=300):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def check_answer(fixture: dict, http_status: int, body: bytes) -> list[str]:
+def is_mutating(webhook) -> bool:
+    return isinstance(webhook, str) and webhook.startswith("/mutate-")
+
+
+def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | None = None) -> list[str]:
     """Problems with `body` (the HTTP answer to request_body(fixture)) under the fixture's
-    expectations; [] means it passes."""
+    expectations; [] means it passes. The patch of a mutating answer is judged by run_fixture."""
     problems = fixture_problems(fixture)
     if problems:
         return problems
@@ -230,7 +249,14 @@ def check_answer(fixture: dict, http_status: int, body: bytes) -> list[str]:
     if decodable and isinstance(request, dict) and isinstance(request.get("uid"), str):
         if response.get("uid") != request["uid"]:
             problems.append("response.uid %r, expected %r" % (response.get("uid"), request["uid"]))
-    if "patch" in response or "patchType" in response:
+    if is_mutating(webhook):
+        if ("patch" in response) != ("patchType" in response):
+            problems.append("patch and patchType must come together")
+        if "patchType" in response and response["patchType"] != "JSONPatch":
+            problems.append("patchType %r, expected 'JSONPatch'" % (response["patchType"],))
+        if "patch" in response and response.get("allowed") is not True:
+            problems.append("a patch on an answer that is not allowed")
+    elif "patch" in response or "patchType" in response:
         problems.append("a validating answer must carry no patch/patchType")
 
     allowed = response.get("allowed")
@@ -323,4 +349,180 @@ def check_answer(fixture: dict, http_status: int, body: bytes) -> list[str]:
             problems.append("warning longer than %d bytes: %s" % (MAX_WARNING_BYTES, _short(w)))
     if total > MAX_WARNINGS_BYTES:
         problems.append("warnings exceed %d bytes in all" % MAX_WARNINGS_BYTES)
+    return problems
+
+
+# ---- mutating webhooks: RFC 6902 patches applied to the object as sent ----
+
+import base64
+import copy
+import re
+
+_UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+
+
+def _tokens(pointer):
+    if pointer == "":
+        return []
+    if not pointer.startswith("/"):
+        raise ValueError("JSON pointer %r does not start with '/'" % pointer)
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer[1:].split("/")]
+
+
+def _parent(doc, tokens, pointer):
+    node = doc
+    for t in tokens[:-1]:
+        if isinstance(node, dict) and t in node:
+            node = node[t]
+        elif isinstance(node, list) and t.isdigit() and int(t) < len(node):
+            node = node[int(t)]
+        else:
+            raise ValueError("path %s: parent does not exist" % pointer)
+    return node
+
+
+def apply_patch(doc, ops):
+    """Applies RFC 6902 add/replace/remove ops strictly (a missing parent, or replace/remove of a
+    missing member, is an error, as the API server treats it). Returns the new document."""
+    doc = copy.deepcopy(doc)
+    if not isinstance(ops, list):
+        raise ValueError("the patch is not a JSON array")
+    for op in ops:
+        if not isinstance(op, dict) or set(op) - {"op", "path", "value", "from"}:
+            raise ValueError("malformed op %r" % (op,))
+        kind, pointer = op.get("op"), op.get("path")
+        tokens = _tokens(pointer)
+        if kind in ("add", "replace") and "value" not in op:
+            raise ValueError("%s %s without a value" % (kind, pointer))
+        if not tokens:
+            if kind in ("add", "replace"):
+                doc = copy.deepcopy(op["value"])
+                continue
+            raise ValueError("cannot %s the whole document" % kind)
+        parent, last = _parent(doc, tokens, pointer), tokens[-1]
+        if isinstance(parent, dict):
+            if kind == "add":
+                parent[last] = copy.deepcopy(op["value"])
+            elif kind in ("replace", "remove"):
+                if last not in parent:
+                    raise ValueError("%s %s: no such member" % (kind, pointer))
+                if kind == "replace":
+                    parent[last] = copy.deepcopy(op["value"])
+                else:
+                    del parent[last]
+            else:
+                raise ValueError("unsupported op %r" % kind)
+        elif isinstance(parent, list):
+            if kind == "add" and last == "-":
+                parent.append(copy.deepcopy(op["value"]))
+                continue
+            if not last.isdigit():
+                raise ValueError("%s %s: bad array index" % (kind, pointer))
+            i = int(last)
+            if kind == "add":
+                if i > len(parent):
+                    raise ValueError("add %s: index out of range" % pointer)
+                parent.insert(i, copy.deepcopy(op["value"]))
+            elif kind in ("replace", "remove"):
+                if i >= len(parent):
+                    raise ValueError("%s %s: index out of range" % (kind, pointer))
+                if kind == "replace":
+                    parent[i] = copy.deepcopy(op["value"])
+                else:
+                    del parent[i]
+            else:
+                raise ValueError("unsupported op %r" % kind)
+        else:
+            raise ValueError("path %s: parent is not a container" % pointer)
+    return doc
+
+
+def _same(want, got, path="", out=None):
+    """Differences between an expected object (with "<uuid>" wildcards) and the actual one."""
+    out = [] if out is None else out
+    if want == "<uuid>":
+        if not (isinstance(got, str) and _UUID4.match(got)):
+            out.append("%s: %s is not a random UUIDv4" % (path or "/", _short(got)))
+    elif isinstance(want, dict) and isinstance(got, dict):
+        for k in sorted(set(want) | set(got)):
+            p = path + "/" + k.replace("~", "~0").replace("/", "~1")
+            if k not in got:
+                out.append("%s: missing (expected %s)" % (p, _short(want[k])))
+            elif k not in want:
+                out.append("%s: unexpected %s" % (p, _short(got[k])))
+            else:
+                _same(want[k], got[k], p, out)
+    elif isinstance(want, list) and isinstance(got, list) and len(want) == len(got):
+        for i, (w, g) in enumerate(zip(want, got)):
+            _same(w, g, "%s/%d" % (path, i), out)
+    elif type(want) != type(got) or want != got:
+        out.append("%s: %s, expected %s" % (path or "/", _short(got), _short(want)))
+    return out
+
+
+def _review_with(review, object_, operation=None, old_object=None):
+    r = copy.deepcopy(review)
+    r["request"]["object"] = object_
+    if operation is not None:
+        r["request"]["operation"] = operation
+        r["request"]["oldObject"] = old_object
+    return r
+
+
+def _decode_patch(response):
+    if "patch" not in response:
+        return []
+    return _strict_loads(base64.b64decode(response["patch"], validate=True).decode("utf-8"))
+
+
+def run_fixture(webhook: str, fixture: dict, send) -> list[str]:
+    """Runs one fixture through `send(webhook, body_bytes) -> (http_status, body_bytes)` (offline
+    or over HTTPS) and returns its problems. For a mutating webhook: applies the patch, compares
+    the object, checks idempotency and runs `then`."""
+    problems = fixture_problems(fixture)
+    if problems:
+        return problems
+    status, body = send(webhook, request_body(fixture))
+    problems = check_answer(fixture, status, body, webhook)
+    expect = fixture["expect"]
+    if problems or not is_mutating(webhook) or not expect["allowed"]:
+        return problems
+    review = fixture["review"]
+    if not isinstance(review, dict) or "object" not in expect:
+        return ["expect.object is required for an allowed mutating fixture with a review object"]
+    response = json.loads(body)["response"]
+    original = review["request"]["object"]
+    try:
+        ops = _decode_patch(response)
+        patched = apply_patch(original, ops)
+    except (ValueError, TypeError, KeyError, IndexError) as e:
+        return ["the patch does not apply: %s" % e]
+    if "patch" in response and not ops:
+        problems.append("an empty patch must be left out (no patch/patchType)")
+    problems += ["object after patch: " + d for d in _same(expect["object"], patched)]
+    if patched == original and "patch" in response:
+        problems.append("a patch that changes nothing")
+    if problems:
+        return problems
+    # Idempotency: the stored object, sent again as an UPDATE, needs nothing more.
+    again = _review_with(review, patched, "UPDATE", patched)
+    status2, body2 = send(webhook, request_body({"review": again}))
+    try:
+        response2 = json.loads(body2)["response"]
+        ops2 = _decode_patch(response2)
+    except (ValueError, KeyError, TypeError) as e:
+        return ["idempotency: undecodable answer (%s)" % e]
+    if status2 != 200 or response2.get("allowed") is not True or ops2 or "patch" in response2:
+        problems.append("idempotency: the patched object sent again as UPDATE got %s"
+                        % _short(json.loads(body2)))
+    then = expect.get("then")
+    if then is not None:
+        if not isinstance(then, dict) or not isinstance(then.get("webhook"), str) or \
+                not isinstance(then.get("expect"), dict):
+            return problems + ["expect.then must be {webhook, expect}"]
+        follow = {"description": fixture["description"] + " (then " + then["webhook"] + ")",
+                  "review": _review_with(review, patched), "expect": then["expect"]}
+        follow["review"]["request"]["kind"] = review["request"]["kind"]
+        problems += ["then %s: %s" % (then["webhook"], p)
+                     for p in run_fixture(then["webhook"], follow, send)]
     return problems
