@@ -1,13 +1,18 @@
 // Helpers for rule tests: run one handler on an object given as JSON text and read the verdict.
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include <rapidjson/document.h>
+#include <rapidjson/pointer.h>
+
 #include "admission/json.hpp"
 #include "admission/review.hpp"
+#include "patch_apply.hpp"
 
 namespace kpw::test {
 
@@ -79,6 +84,52 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   v.warnings = result.warnings;
   v.message = result.errors.empty() ? std::string() : result.errors.message();
   return v;
+}
+
+// A mutator's answer: the patch text and the object after applying it.
+struct Mutation {
+  std::string patch;       // "" when the mutator changed nothing
+  std::string error;       // why the patch did not apply, or ""
+  rapidjson::Document doc;  // the object after the patch
+  std::vector<std::string> warnings;
+
+  const rapidjson::Value* at(const char* pointer) const {
+    return rapidjson::Pointer(pointer).Get(doc);
+  }
+  bool has(const char* pointer) const { return at(pointer) != nullptr; }
+  std::int64_t integer(const char* pointer) const { return at(pointer)->GetInt64(); }
+  std::string string(const char* pointer) const { return at(pointer)->GetString(); }
+};
+
+inline Mutation mutate(Handler handler, std::string_view object, const Call& call = {}) {
+  auto arena = std::make_unique<JsonArena>();
+  auto old_arena = std::make_unique<JsonArena>();
+  std::string text(object);
+  std::string old_text(call.old_object);
+  Mutation m;
+  m.doc.Parse(std::string(object).c_str());
+  if (!arena->parse_in_place(text).ok || m.doc.HasParseError()) {
+    m.error = "test bug: object is not JSON";
+    return m;
+  }
+  AdmissionRequest request;
+  request.operation = call.operation;
+  request.ns = call.ns;
+  request.object = &arena->document();
+  if (!old_text.empty() && old_arena->parse_in_place(old_text).ok) {
+    request.old_object = &old_arena->document();
+  }
+  AdmissionResult result;
+  result.patch.reset(request.object);
+  handler(request, result);
+  m.warnings = result.warnings;
+  if (!result.errors.empty()) m.error = "a mutator denied: " + result.errors.message();
+  if (!result.patch.empty()) {
+    result.patch.render(m.patch);
+    const std::string problem = apply_patch(m.doc, m.patch);
+    if (!problem.empty()) m.error = "patch does not apply: " + problem + " in " + m.patch;
+  }
+  return m;
 }
 
 }  // namespace kpw::test

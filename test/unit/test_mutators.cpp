@@ -1,0 +1,243 @@
+// Mutators: upstream steps M-1…M-7 (upstream §3.1), the README's design defaults, and the
+// WorkloadRebalancer / ScheduleTrigger defaults. Each case applies the patch (RFC 6902, strictly)
+// and reads the object that results.
+#include <catch2/catch.hpp>
+
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
+
+#include <string>
+
+#include "mutators/propagation_policy.hpp"
+#include "mutators/schedule_trigger.hpp"
+#include "mutators/workload_rebalancer.hpp"
+#include "support.hpp"
+
+using kpw::test::Call;
+using kpw::test::mutate;
+using kpw::test::Mutation;
+
+namespace {
+
+constexpr const char* kLabel = "/metadata/labels/propagationpolicy.karmada.io~1permanent-id";
+
+// A PP in ns1 with `spec` members (no labels: the CREATE mutation adds them).
+std::string pp(std::string_view spec, std::string_view metadata = R"("name":"p","namespace":"ns1")") {
+  return R"({"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{)" +
+         std::string(metadata) + R"(},"spec":{)" + std::string(spec) + "}}";
+}
+
+constexpr std::string_view kSelector =
+    R"("resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":"d"}],"priority":0,"preemption":"Never")";
+
+std::string with(std::string_view extra) { return std::string(kSelector) + "," + std::string(extra); }
+
+Mutation create(const std::string& object) { return mutate(&kpw::mutate_propagation_policy, object); }
+
+Mutation update(const std::string& object) {
+  return mutate(&kpw::mutate_propagation_policy, object, Call::update_of(object));
+}
+
+std::string text_of(const rapidjson::Document& doc) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+  return buffer.GetString();
+}
+
+// Restores the flag defaults after a case that changes them.
+struct DefaultsGuard {
+  kpw::MutationDefaults saved = kpw::mutation_defaults();
+  ~DefaultsGuard() { kpw::set_mutation_defaults(saved); }
+};
+
+}  // namespace
+
+TEST_CASE("M-1 PP selectors without namespace get the request namespace") {
+  const Mutation m = create(pp(
+      R"("resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"a"},{"apiVersion":"apps/v1","kind":"Deployment","namespace":"","name":"b"},{"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns2","name":"c"}])"));
+  REQUIRE(m.error.empty());
+  CHECK(m.string("/spec/resourceSelectors/0/namespace") == "ns1");
+  CHECK(m.string("/spec/resourceSelectors/1/namespace") == "ns1");
+  CHECK(m.string("/spec/resourceSelectors/2/namespace") == "ns2");
+}
+
+TEST_CASE("M-1 never applies to a CPP") {
+  const std::string cpp =
+      R"({"kind":"ClusterPropagationPolicy","metadata":{"name":"c"},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","name":"a"}]}})";
+  const Mutation m = mutate(&kpw::mutate_cluster_propagation_policy, cpp, Call::cluster_scoped());
+  REQUIRE(m.error.empty());
+  CHECK_FALSE(m.has("/spec/resourceSelectors/0/namespace"));
+  CHECK(m.has("/metadata/labels/clusterpropagationpolicy.karmada.io~1permanent-id"));
+  CHECK(m.string("/metadata/finalizers/0") == "karmada.io/cluster-propagation-policy-controller");
+}
+
+TEST_CASE("M-2 spread constraints default to cluster and one group") {
+  const Mutation m = create(pp(with(
+      R"("placement":{"spreadConstraints":[{},{"spreadByLabel":"x","maxGroups":3},{"spreadByField":"zone","minGroups":-1},{"spreadByField":"cluster","minGroups":0}]})")));
+  REQUIRE(m.error.empty());
+  CHECK(m.string("/spec/placement/spreadConstraints/0/spreadByField") == "cluster");
+  CHECK(m.integer("/spec/placement/spreadConstraints/0/minGroups") == 1);
+  CHECK_FALSE(m.has("/spec/placement/spreadConstraints/1/spreadByField"));
+  CHECK(m.integer("/spec/placement/spreadConstraints/1/minGroups") == 1);
+  CHECK(m.integer("/spec/placement/spreadConstraints/2/minGroups") == -1);
+  // README principle 6: an explicit 0 stays (upstream rewrites it to 1).
+  CHECK(m.integer("/spec/placement/spreadConstraints/3/minGroups") == 0);
+}
+
+TEST_CASE("M-3 a ServiceImport selector turns on propagateDeps") {
+  const Mutation m = create(pp(
+      R"("resourceSelectors":[{"apiVersion":"multicluster.x-k8s.io/v1alpha1","kind":"ServiceImport","namespace":"ns1","name":"s"}])"));
+  REQUIRE(m.error.empty());
+  CHECK(m.at("/spec/propagateDeps")->GetBool());
+  const Mutation other = create(pp(
+      R"("resourceSelectors":[{"apiVersion":"multicluster.x-k8s.io/v1beta1","kind":"ServiceImport","namespace":"ns1","name":"s"}])"));
+  CHECK_FALSE(other.has("/spec/propagateDeps"));
+}
+
+TEST_CASE("M-4 divided replicas are Weighted unless a preference is given") {
+  auto rs = [](std::string_view body) {
+    return create(pp(with(R"("placement":{"replicaScheduling":)" + std::string(body) + "}")));
+  };
+  const char* pref = "/spec/placement/replicaScheduling/replicaDivisionPreference";
+  CHECK(rs(R"({"replicaSchedulingType":"Divided"})").string(pref) == "Weighted");
+  CHECK(rs(R"({"replicaSchedulingType":"Divided","replicaDivisionPreference":""})").string(pref) == "Weighted");
+  CHECK(rs(R"({"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"})").string(pref) == "Aggregated");
+  CHECK_FALSE(rs(R"({"replicaSchedulingType":"Duplicated"})").has(pref));
+  CHECK_FALSE(rs("{}").has(pref));
+}
+
+TEST_CASE("M-5 graceful purge modes of both generations get a 600 s grace period") {
+  auto app = [](std::string_view body) {
+    return create(pp(with(R"("propagateDeps":true,"failover":{"application":)" + std::string(body) + "}")));
+  };
+  const char* grace = "/spec/failover/application/gracePeriodSeconds";
+  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Gracefully"})").integer(grace) == 600);
+  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Graciously"})").integer(grace) == 600);
+  CHECK_FALSE(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Directly"})").has(grace));
+  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Gracefully","gracePeriodSeconds":0})").integer(grace) == 0);
+}
+
+TEST_CASE("M-6 CREATE always sets a fresh permanent id") {
+  const Mutation m = create(pp(kSelector, R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"user","app":"x"})"));
+  REQUIRE(m.error.empty());
+  const std::string id = m.string(kLabel);
+  CHECK(id.size() == 36);
+  CHECK(id[14] == '4');
+  CHECK(id != "user");
+  CHECK(m.string("/metadata/labels/app") == "x");
+  CHECK(create(pp(kSelector)).string(kLabel) != id);  // random each time
+  const Mutation null_labels = create(pp(kSelector, R"("name":"p","labels":null)"));
+  REQUIRE(null_labels.error.empty());
+  CHECK(null_labels.has(kLabel));
+}
+
+TEST_CASE("M-6 M-7 UPDATE sets neither the label nor the finalizer") {
+  const Mutation m = update(pp(kSelector));
+  REQUIRE(m.error.empty());
+  CHECK(m.patch.empty());
+}
+
+TEST_CASE("M-7 the finalizer is appended once") {
+  const Mutation m = create(pp(kSelector, R"("name":"p","finalizers":["a/b"])"));
+  REQUIRE(m.error.empty());
+  CHECK(m.string("/metadata/finalizers/0") == "a/b");
+  CHECK(m.string("/metadata/finalizers/1") == "karmada.io/propagation-policy-controller");
+  const Mutation present =
+      create(pp(kSelector, R"("name":"p","finalizers":["karmada.io/propagation-policy-controller"])"));
+  CHECK(present.at("/metadata/finalizers")->Size() == 1);
+}
+
+TEST_CASE("design defaults priority 0 and preemption Never only when absent") {
+  const Mutation absent = create(pp(R"("resourceSelectors":[])"));
+  CHECK(absent.integer("/spec/priority") == 0);
+  CHECK(absent.string("/spec/preemption") == "Never");
+  const Mutation null_values = create(pp(R"("resourceSelectors":[],"priority":null,"preemption":null)"));
+  REQUIRE(null_values.error.empty());
+  CHECK(null_values.integer("/spec/priority") == 0);
+  const Mutation explicit_values = create(pp(R"("resourceSelectors":[],"priority":-3,"preemption":"Always")"));
+  CHECK(explicit_values.integer("/spec/priority") == -3);
+  CHECK(explicit_values.string("/spec/preemption") == "Always");
+}
+
+TEST_CASE("design defaults purgeMode and tolerationSeconds follow the flags") {
+  DefaultsGuard guard;
+  const std::string obj = pp(with(R"("propagateDeps":true,"failover":{"application":{}})"));
+  const Mutation design = create(obj);
+  REQUIRE(design.error.empty());
+  CHECK(design.string("/spec/failover/application/purgeMode") == "Graciously");
+  CHECK(design.integer("/spec/failover/application/gracePeriodSeconds") == 600);
+  CHECK(design.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 10);
+
+  kpw::MutationDefaults flags;
+  flags.purge_mode = "Directly";
+  flags.toleration_seconds = 30;
+  kpw::set_mutation_defaults(flags);
+  const Mutation flagged = create(obj);
+  CHECK(flagged.string("/spec/failover/application/purgeMode") == "Directly");
+  CHECK_FALSE(flagged.has("/spec/failover/application/gracePeriodSeconds"));
+  CHECK(flagged.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 30);
+
+  const Mutation zero = create(pp(with(
+      R"("propagateDeps":true,"failover":{"application":{"purgeMode":"Never","decisionConditions":{"tolerationSeconds":0}}})")));
+  CHECK(zero.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 0);
+}
+
+TEST_CASE("mutation is idempotent - the patched object needs no second patch") {
+  const std::string obj = pp(
+      R"("resourceSelectors":[{"apiVersion":"multicluster.x-k8s.io/v1alpha1","kind":"ServiceImport","name":"s"}],)"
+      R"("placement":{"spreadConstraints":[{}],"replicaScheduling":{"replicaSchedulingType":"Divided"}},)"
+      R"("failover":{"application":{"purgeMode":"Gracefully"}})");
+  const Mutation first = create(obj);
+  REQUIRE(first.error.empty());
+  REQUIRE_FALSE(first.patch.empty());
+  const Mutation second = update(text_of(first.doc));
+  CHECK(second.error.empty());
+  CHECK(second.patch.empty());
+}
+
+TEST_CASE("a mutator never denies a decodable object") {
+  for (const char* odd : {R"({"spec":[]})", R"({"metadata":7,"spec":{"placement":"x"}})",
+                          R"({"spec":{"resourceSelectors":{"a":1},"failover":{"application":3}}})"}) {
+    const Mutation m = create(odd);
+    CHECK(m.error.empty());
+  }
+}
+
+// ---- WorkloadRebalancer and ScheduleTrigger ----
+
+TEST_CASE("WorkloadRebalancer TTL is defaulted only with the flag") {
+  DefaultsGuard guard;
+  const std::string obj =
+      R"({"kind":"WorkloadRebalancer","spec":{"workloads":[{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}]}})";
+  CHECK(mutate(&kpw::mutate_workload_rebalancer, obj, Call::cluster_scoped()).patch.empty());
+  kpw::MutationDefaults flags;
+  flags.rebalancer_ttl_seconds = 3600;
+  kpw::set_mutation_defaults(flags);
+  CHECK(mutate(&kpw::mutate_workload_rebalancer, obj, Call::cluster_scoped())
+            .integer("/spec/ttlSecondsAfterFinished") == 3600);
+  const std::string zero =
+      R"({"kind":"WorkloadRebalancer","spec":{"workloads":[],"ttlSecondsAfterFinished":0}})";
+  CHECK(mutate(&kpw::mutate_workload_rebalancer, zero, Call::cluster_scoped()).patch.empty());
+}
+
+TEST_CASE("ScheduleTrigger defaults retry 3 and auto-clean 60 - zeros stay") {
+  const Mutation m = mutate(&kpw::mutate_schedule_trigger,
+                            R"({"kind":"ScheduleTrigger","spec":{"targetRefPolicy":[{"name":"p"}]}})",
+                            Call::cluster_scoped());
+  REQUIRE(m.error.empty());
+  CHECK(m.integer("/spec/retryAfterSeconds") == 3);
+  CHECK(m.integer("/spec/autoCleanAfterMinutes") == 60);
+  CHECK(mutate(&kpw::mutate_schedule_trigger,
+               R"({"spec":{"retryAfterSeconds":0,"autoCleanAfterMinutes":0}})", Call::cluster_scoped())
+            .patch.empty());
+  const Mutation null_retry = mutate(&kpw::mutate_schedule_trigger,
+                                     R"({"spec":{"retryAfterSeconds":null,"autoCleanAfterMinutes":5}})",
+                                     Call::cluster_scoped());
+  CHECK(null_retry.integer("/spec/retryAfterSeconds") == 3);
+  CHECK(null_retry.integer("/spec/autoCleanAfterMinutes") == 5);
+  const Mutation no_spec = mutate(&kpw::mutate_schedule_trigger, R"({"kind":"ScheduleTrigger"})",
+                                  Call::cluster_scoped());
+  REQUIRE(no_spec.error.empty());
+  CHECK(no_spec.integer("/spec/retryAfterSeconds") == 3);
+}
