@@ -4,6 +4,7 @@
 #include <rapidjson/reader.h>
 
 #include <cstdio>
+#include <cstring>
 #include <utility>
 #include <vector>
 
@@ -28,8 +29,12 @@ class DepthLimitedHandler {
   bool RawNumber(const char* s, rapidjson::SizeType n, bool copy) {
     return d_.RawNumber(s, n, copy);
   }
-  bool String(const char* s, rapidjson::SizeType n, bool copy) { return d_.String(s, n, copy); }
-  bool Key(const char* s, rapidjson::SizeType n, bool copy) { return d_.Key(s, n, copy); }
+  bool String(const char* s, rapidjson::SizeType n, bool copy) {
+    return valid_text(s, n) && d_.String(s, n, copy);
+  }
+  bool Key(const char* s, rapidjson::SizeType n, bool copy) {
+    return valid_text(s, n) && d_.Key(s, n, copy);
+  }
   bool StartObject() { return ++depth_ <= kMaxJsonDepth && d_.StartObject(); }
   bool EndObject(rapidjson::SizeType n) {
     --depth_;
@@ -41,10 +46,27 @@ class DepthLimitedHandler {
     return d_.EndArray(n);
   }
   bool too_deep() const { return depth_ > kMaxJsonDepth; }
+  bool lone_surrogate() const { return lone_surrogate_; }
 
  private:
+  // RapidJSON rejects raw surrogate bytes and an unpaired high-surrogate escape, but decodes an
+  // unpaired low-surrogate escape (`"\udc00"`) into bytes that are not UTF-8 (ED B0 80). Those
+  // would reach our answers, so they are refused here. Such bytes start with 0xED, 0xA0..0xBF.
+  bool valid_text(const char* s, rapidjson::SizeType n) {
+    const char* end = s + n;
+    for (const char* p = s; (p = static_cast<const char*>(std::memchr(p, '\xED', end - p)));
+         ++p) {
+      if (p + 1 < end && static_cast<unsigned char>(p[1]) >= 0xA0) {
+        lone_surrogate_ = true;
+        return false;
+      }
+    }
+    return true;
+  }
+
   JsonDocument& d_;
   int depth_ = 0;
+  bool lone_surrogate_ = false;
 };
 
 bool same_name(const JsonValue& a, const JsonValue& b) { return view(a) == view(b); }
@@ -85,6 +107,7 @@ JsonParseResult JsonArena::parse_in_place(std::string& text) {
   JsonParseResult result;
   rapidjson::ParseResult parsed;
   bool too_deep = false;
+  bool lone_surrogate = false;
   auto generate = [&](JsonDocument& d) {
     DepthLimitedHandler handler(d);
     rapidjson::GenericReader<rapidjson::UTF8<>, rapidjson::UTF8<>, JsonAllocator> reader(
@@ -92,12 +115,18 @@ JsonParseResult JsonArena::parse_in_place(std::string& text) {
     rapidjson::GenericInsituStringStream<rapidjson::UTF8<>> stream(text.data());
     parsed = reader.Parse<kParseFlags>(stream, handler);
     too_deep = handler.too_deep();
+    lone_surrogate = handler.lone_surrogate();
     return !parsed.IsError();
   };
   document_.Populate(generate);
   if (too_deep) {
     document_.SetNull();
     result.error = "JSON nesting is deeper than " + std::to_string(kMaxJsonDepth) + " levels";
+    return result;
+  }
+  if (lone_surrogate) {
+    document_.SetNull();
+    result.error = "malformed JSON: a \\u escape holds an unpaired UTF-16 surrogate";
     return result;
   }
   if (parsed.IsError()) {

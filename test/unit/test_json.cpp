@@ -69,3 +69,17 @@ TEST_CASE("json: scalar rendering for messages") {
   }
   CHECK(out == "\"a\\\"b\" 3 -4 1.5 true null {...} [...] 18446744073709551615 ");
 }
+
+TEST_CASE("json: unpaired surrogate escapes are refused - the answer must stay UTF-8") {
+  kpw::JsonArena arena;
+  for (const char* text : {R"({"uid":"\udc00x"})", R"({"uid":"\udfff"})", R"({"\udc00":1})",
+                           R"({"uid":"x\ud800"})"}) {
+    std::string t = text;
+    CHECK_FALSE(arena.parse_in_place(t).ok);
+  }
+  std::string pair = R"({"uid":"\ud83d\ude00"})";  // a proper pair: U+1F600
+  REQUIRE(arena.parse_in_place(pair).ok);
+  CHECK(std::string(arena.document()["uid"].GetString()) == "\xF0\x9F\x98\x80");
+  std::string raw = "{\"uid\":\"\xED\x9F\xBF\"}";  // U+D7FF, the last code point before them
+  CHECK(arena.parse_in_place(raw).ok);
+}
