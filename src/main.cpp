@@ -166,7 +166,8 @@ int main(int argc, char** argv) {
   add_serve_flags(app, flags);
   add_default_flags(app, flags);
   CLI::App* serve_cmd = app.add_subcommand("serve", "serve the webhook over HTTPS (default)");
-  serve_cmd->fallthrough();
+  add_serve_flags(*serve_cmd, flags);
+  add_default_flags(*serve_cmd, flags);
 
   std::string review_path;
   std::string review_file;

@@ -79,6 +79,15 @@ std::optional<std::string> configure_tls(ssl::context& ctx, const ServerOptions&
   return std::nullopt;
 }
 
+// The path of an absolute-form target (`https://host:port/path?q`, RFC 9112 §3.2.2), else the
+// target as sent.
+std::string_view origin_form(std::string_view target) {
+  const std::size_t scheme = target.find("://");
+  if (scheme == std::string_view::npos || target.front() == '/') return target;
+  const std::size_t path = target.find('/', scheme + 3);
+  return path == std::string_view::npos ? std::string_view("/") : target.substr(path);
+}
+
 // Shared by every session: read-only after start, except the two atomics.
 struct ServerState {
   const ServerOptions& options;
@@ -121,6 +130,20 @@ class Session : public std::enable_shared_from_this<Session> {
     ++state_.in_flight;
     counted_ = true;
     beast::get_lowest_layer(stream_).expires_after(state_.options.read_timeout);
+    // curl and others wait for "100 Continue" before sending a large body.
+    if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+      continue_.result(http::status::continue_);
+      continue_.version(11);
+      return http::async_write(stream_, continue_,
+                               [self = shared_from_this()](error_code ec, std::size_t) {
+                                 if (ec) return self->finish();
+                                 self->read_body();
+                               });
+    }
+    read_body();
+  }
+
+  void read_body() {
     http::async_read(stream_, buffer_, *parser_,
                      [self = shared_from_this()](error_code ec, std::size_t) {
                        self->on_body(ec);
@@ -136,9 +159,11 @@ class Session : public std::enable_shared_from_this<Session> {
     answer_.close = false;
     answer_.method_not_allowed = false;
     const auto content_type = req.find(http::field::content_type);
-    state_.handler(req.method_string(), req.target(),
+    state_.handler(req.method_string(), origin_form(req.target()),
                    content_type == req.end() ? std::string_view{} : content_type->value(),
                    req.body(), answer_);
+    // A HEAD answer has no body: sending one would corrupt the next response on the connection.
+    if (req.method() == http::verb::head) answer_.body.clear();
     send(req.keep_alive() && !answer_.close && !state_.stopping);
   }
 
@@ -205,6 +230,7 @@ class Session : public std::enable_shared_from_this<Session> {
 
   beast::ssl_stream<beast::tcp_stream> stream_;
   ServerState& state_;
+  http::response<http::empty_body> continue_;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::string_body> res_;
