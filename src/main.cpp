@@ -2,6 +2,7 @@
 // AdmissionReview offline, byte for byte as the server would.
 #include <CLI/CLI.hpp>
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -14,6 +15,7 @@
 #include "admission/review.hpp"
 #include "admission/service.hpp"
 #include "server/server.hpp"
+#include "util/log.hpp"
 
 namespace {
 
@@ -33,6 +35,18 @@ struct ServeFlags {
   std::string tls_min_version = "1.3";
   long long max_request_bytes = static_cast<long long>(kpw::kDefaultMaxRequestBytes);
   int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::string health_probe_address = ":8000";
+  std::string metrics_address = ":8080";
+  std::string logging_format = "text";
+  int verbosity = 0;
+  std::string shutdown_delay = "5s";
+  std::string shutdown_grace = "30s";
+  long long max_connections = 4096;
+  std::string handshake_timeout = "10s";
+  std::string header_timeout = "10s";
+  std::string read_timeout = "30s";
+  std::string idle_timeout = "120s";
+  long long max_header_bytes = 16384;
   std::string default_purge_mode = "Graciously";
   long long default_toleration_seconds = 10;
   std::optional<long long> default_rebalancer_ttl_seconds;
@@ -56,6 +70,52 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->capture_default_str();
   app.add_option("--threads", f.threads, "I/O threads (default: number of cores)")
       ->capture_default_str();
+  app.add_option("--health-probe-bind-address", f.health_probe_address,
+                 "plain-HTTP address of /healthz and /readyz; 0 disables")
+      ->capture_default_str();
+  app.add_option("--metrics-bind-address", f.metrics_address,
+                 "plain-HTTP address of /metrics (Prometheus); 0 disables")
+      ->capture_default_str();
+  app.add_option("--logging-format", f.logging_format, "text or json (one JSON object a line)")
+      ->capture_default_str();
+  app.add_option("-v,--v", f.verbosity, "log verbosity; 2 logs every review")
+      ->capture_default_str();
+  app.add_option("--shutdown-delay", f.shutdown_delay,
+                 "after SIGTERM: not ready at once, but keep accepting this long")
+      ->capture_default_str();
+  app.add_option("--shutdown-grace", f.shutdown_grace,
+                 "then: the longest wait for requests in flight before exiting")
+      ->capture_default_str();
+  app.add_option("--max-connections", f.max_connections,
+                 "open connections beyond this are closed at once")
+      ->capture_default_str();
+  app.add_option("--tls-handshake-timeout", f.handshake_timeout, "TLS handshake bound")
+      ->capture_default_str();
+  app.add_option("--header-read-timeout", f.header_timeout,
+                 "first byte of a request to its last header")
+      ->capture_default_str();
+  app.add_option("--read-timeout", f.read_timeout, "first byte of a request to its last byte")
+      ->capture_default_str();
+  app.add_option("--idle-timeout", f.idle_timeout,
+                 "idle keep-alive connections close after this (keep it above the API server's "
+                 "90s)")
+      ->capture_default_str();
+  app.add_option("--max-header-bytes", f.max_header_bytes, "largest request header block")
+      ->capture_default_str();
+}
+
+// "500ms", "5s", "2m", "1h", or a bare number of seconds.
+std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && text[digits] >= '0' && text[digits] <= '9') ++digits;
+  if (digits == 0 || digits > 9) return std::nullopt;
+  const long long n = std::stoll(text.substr(0, digits));
+  const std::string unit = text.substr(digits);
+  if (unit == "ms") return std::chrono::milliseconds(n);
+  if (unit.empty() || unit == "s") return std::chrono::seconds(n);
+  if (unit == "m") return std::chrono::minutes(n);
+  if (unit == "h") return std::chrono::hours(n);
+  return std::nullopt;
 }
 
 // The mutators' defaults: flags of `serve` and of `review`.
@@ -121,6 +181,49 @@ int serve(const ServeFlags& f) {
     return usage_error("--threads must be between 1 and 1024, not " + std::to_string(f.threads));
   }
   if (auto error = apply_mutation_defaults(f)) return usage_error(*error);
+  struct DurationFlag {
+    const char* name;
+    const std::string& value;
+    std::chrono::milliseconds* out;
+  };
+  for (const DurationFlag& d : {DurationFlag{"--shutdown-delay", f.shutdown_delay, &options.shutdown_delay},
+                                DurationFlag{"--shutdown-grace", f.shutdown_grace, &options.shutdown_grace},
+                                DurationFlag{"--tls-handshake-timeout", f.handshake_timeout,
+                                             &options.handshake_timeout},
+                                DurationFlag{"--header-read-timeout", f.header_timeout,
+                                             &options.header_timeout},
+                                DurationFlag{"--read-timeout", f.read_timeout, &options.read_timeout},
+                                DurationFlag{"--idle-timeout", f.idle_timeout, &options.idle_timeout}}) {
+    const std::optional<std::chrono::milliseconds> value = parse_duration(d.value);
+    if (!value) {
+      return usage_error(std::string(d.name) + " must be a duration like 500ms, 5s or 2m, not \"" +
+                         d.value + "\"");
+    }
+    *d.out = *value;
+  }
+  for (const auto* t : {&options.handshake_timeout, &options.header_timeout, &options.read_timeout,
+                        &options.idle_timeout}) {
+    if (t->count() <= 0) return usage_error("timeouts must be greater than 0");
+  }
+  if (f.max_connections < 1) {
+    return usage_error("--max-connections must be at least 1, not " +
+                       std::to_string(f.max_connections));
+  }
+  if (f.max_header_bytes < 1024 || f.max_header_bytes > 1024 * 1024) {
+    return usage_error("--max-header-bytes must be between 1024 and 1048576, not " +
+                       std::to_string(f.max_header_bytes));
+  }
+  if (f.logging_format == "json") {
+    kpw::log::configure(kpw::log::Format::kJson, f.verbosity);
+  } else if (f.logging_format == "text") {
+    kpw::log::configure(kpw::log::Format::kText, f.verbosity);
+  } else {
+    return usage_error("--logging-format must be text or json, not \"" + f.logging_format + "\"");
+  }
+  options.max_connections = static_cast<std::size_t>(f.max_connections);
+  options.max_header_bytes = static_cast<std::size_t>(f.max_header_bytes);
+  options.health_probe_address = f.health_probe_address;
+  options.metrics_address = f.metrics_address;
   const std::string dir = f.cert_dir.empty() || f.cert_dir.back() == '/' ? f.cert_dir
                                                                           : f.cert_dir + "/";
   options.bind_address = f.bind_address;

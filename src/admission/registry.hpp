@@ -18,5 +18,7 @@ struct Webhook {
 
 std::span<const Webhook> webhooks();
 const Webhook* find_webhook(std::string_view path);
+// The row's position in webhooks(), or -1 (metrics are kept per row).
+int webhook_index(std::string_view path);
 
 }  // namespace kpw

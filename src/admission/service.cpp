@@ -251,6 +251,15 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   result.patch.reset(req.object);
   hook.handler(req, result);
   answer_verdict(env, result, answer);
+  ReviewOutcome& outcome = answer.outcome;
+  outcome.reviewed = true;
+  outcome.operation = static_cast<int>(req.operation);
+  outcome.allowed = result.errors.empty();
+  outcome.uid = req.uid;
+  outcome.kind = hook.kind;
+  outcome.ns = req.ns;
+  outcome.name = req.name;
+  if (!outcome.allowed) outcome.denial = result.errors.message();
 }
 
 MutationDefaults& defaults_storage() {
@@ -270,6 +279,8 @@ void handle_http(std::string_view method, std::string_view target,
   answer.body.clear();
   answer.close = false;
   answer.method_not_allowed = false;
+  answer.outcome.reviewed = false;
+  answer.outcome.denial.clear();
 
   std::string_view path = target.substr(0, target.find('?'));
   const Webhook* hook = find_webhook(path);

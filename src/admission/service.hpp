@@ -11,12 +11,26 @@ namespace kpw {
 
 inline constexpr std::size_t kDefaultMaxRequestBytes = 7 * 1024 * 1024;
 
+// What a review decided, for metrics and logs. Views point into the request body and stay valid
+// until the next request is read.
+struct ReviewOutcome {
+  bool reviewed = false;          // a handler ran: operation and allowed are meaningful
+  int operation = 0;              // index of CREATE, UPDATE, DELETE, CONNECT
+  bool allowed = false;
+  std::string_view uid;
+  std::string_view kind;          // request.kind.kind
+  std::string_view ns;
+  std::string_view name;
+  std::string denial;             // status.message of a denial (filled only then)
+};
+
 struct HttpAnswer {
   unsigned status = 200;
   std::string_view content_type = "application/json";
   std::string body;
   bool close = false;          // close the connection after answering
   bool method_not_allowed = false;  // send `Allow: POST`
+  ReviewOutcome outcome;
 };
 
 // `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is

@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <sys/stat.h>
 
 #include <atomic>
 #include <boost/asio/ip/tcp.hpp>
@@ -11,10 +12,16 @@
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
-#include <cstdio>
+#include <list>
 #include <memory>
+#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "admission/registry.hpp"
+#include "server/metrics.hpp"
+#include "server/plain_http.hpp"
+#include "util/log.hpp"
 
 namespace kpw {
 namespace {
@@ -25,8 +32,9 @@ namespace beast = boost::beast;
 namespace http = boost::beast::http;
 using tcp = boost::asio::ip::tcp;
 using beast::error_code;
+using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kHeaderLimit = 16 * 1024;
+constexpr std::size_t kReadChunk = 16 * 1024;
 
 // The OpenSSL error queue as one line ("error:0480006C:PEM routines::no start line").
 std::string openssl_error() {
@@ -56,10 +64,14 @@ int select_alpn(SSL*, const unsigned char** out, unsigned char* outlen, const un
   return SSL_TLSEXT_ERR_NOACK;
 }
 
-std::optional<std::string> configure_tls(ssl::context& ctx, const ServerOptions& options) {
-  SSL_CTX* native = ctx.native_handle();
-  ctx.set_options(ssl::context::default_workarounds | ssl::context::no_compression |
-                  ssl::context::single_dh_use);
+using TlsContext = std::shared_ptr<ssl::context>;
+
+// A TLS context holding the pair on disk now, or the reason it cannot be loaded.
+std::optional<std::string> load_tls(const ServerOptions& options, TlsContext& out) {
+  auto ctx = std::make_shared<ssl::context>(ssl::context::tls_server);
+  SSL_CTX* native = ctx->native_handle();
+  ctx->set_options(ssl::context::default_workarounds | ssl::context::no_compression |
+                   ssl::context::single_dh_use);
   SSL_CTX_set_min_proto_version(native, options.tls_min_version == TlsMinVersion::kTls13
                                             ? TLS1_3_VERSION
                                             : TLS1_2_VERSION);
@@ -76,49 +88,107 @@ std::optional<std::string> configure_tls(ssl::context& ctx, const ServerOptions&
            options.cert_file;
   }
   SSL_CTX_set_alpn_select_cb(native, &select_alpn, nullptr);
+  out = std::move(ctx);
   return std::nullopt;
 }
 
-// The path of an absolute-form target (`https://host:port/path?q`, RFC 9112 §3.2.2), else the
-// target as sent.
-std::string_view origin_form(std::string_view target) {
-  const std::size_t scheme = target.find("://");
-  if (scheme == std::string_view::npos || target.front() == '/') return target;
-  const std::size_t path = target.find('/', scheme + 3);
-  return path == std::string_view::npos ? std::string_view("/") : target.substr(path);
+// What identifies the content of a file for change detection (stat follows the symlinks a
+// Secret volume swaps).
+struct FileStamp {
+  dev_t dev = 0;
+  ino_t ino = 0;
+  off_t size = 0;
+  timespec mtime{};
+  bool operator==(const FileStamp& o) const {
+    return dev == o.dev && ino == o.ino && size == o.size && mtime.tv_sec == o.mtime.tv_sec &&
+           mtime.tv_nsec == o.mtime.tv_nsec;
+  }
+};
+
+FileStamp stamp(const std::string& path) {
+  struct stat st {};
+  if (::stat(path.c_str(), &st) != 0) return {};
+  return FileStamp{st.st_dev, st.st_ino, st.st_size, st.st_mtim};
 }
 
-// Shared by every session: read-only after start, except the two atomics.
+class Session;
+
+// Shared by every session. The request path reads it without locking: atomics only. The mutex
+// guards the list of connections, touched when one opens or closes and when draining.
 struct ServerState {
+  ServerState(const ServerOptions& o, RequestFn h) : options(o), handler(h) {}
   const ServerOptions& options;
   RequestFn handler;
   std::atomic<bool> stopping{false};
-  std::atomic<int> in_flight{0};
+  std::atomic<bool> ready{false};
+  std::atomic<std::shared_ptr<ssl::context>> tls;
+  std::mutex connections_mutex;
+  std::list<std::weak_ptr<Session>> connections;
 };
 
 // One TLS connection: handshake, then request → answer until either side closes.
 class Session : public std::enable_shared_from_this<Session> {
  public:
-  Session(tcp::socket&& socket, ssl::context& ctx, ServerState& state)
-      : stream_(std::move(socket), ctx), state_(state) {}
+  Session(tcp::socket&& socket, TlsContext ctx, ServerState& state)
+      : ctx_(std::move(ctx)), stream_(std::move(socket), *ctx_), state_(state) {}
+
+  ~Session() {
+    metrics::connection_closed();
+    if (registered_) {
+      std::lock_guard<std::mutex> lock(state_.connections_mutex);
+      state_.connections.erase(self_in_list_);
+    }
+  }
 
   void run() {
+    {
+      std::lock_guard<std::mutex> lock(state_.connections_mutex);
+      self_in_list_ = state_.connections.insert(state_.connections.end(), weak_from_this());
+      registered_ = true;
+    }
     beast::get_lowest_layer(stream_).expires_after(state_.options.handshake_timeout);
     stream_.async_handshake(ssl::stream_base::server,
                             [self = shared_from_this()](error_code ec) {
-                              if (ec) return;  // a failed handshake just ends the connection
-                              self->read_header(true);
+                              if (ec) {
+                                metrics::tls_handshake_failed();
+                                return self->finish();
+                              }
+                              self->wait_for_request(true);
                             });
   }
 
+  // Draining: an idle connection closes now; a busy one closes after its answer. Runs on the
+  // connection's strand.
+  void close_if_idle_async() {
+    net::post(stream_.get_executor(), [self = shared_from_this()] {
+      if (self->idle_) self->finish();
+    });
+  }
+
  private:
-  // Waits for the next request: the idle bound applies until its header has arrived.
-  void read_header(bool first) {
-    parser_.emplace();
-    parser_->header_limit(kHeaderLimit);
-    parser_->body_limit(state_.options.max_request_bytes);
-    beast::get_lowest_layer(stream_).expires_after(first ? state_.options.read_timeout
+  // Between requests: the idle bound applies until the first byte of the next one arrives.
+  void wait_for_request(bool first) {
+    if (buffer_.size() > 0) return read_header();  // pipelined
+    idle_ = true;
+    beast::get_lowest_layer(stream_).expires_after(first ? state_.options.header_timeout
                                                          : state_.options.idle_timeout);
+    stream_.async_read_some(buffer_.prepare(kReadChunk),
+                            [self = shared_from_this()](error_code ec, std::size_t n) {
+                              self->idle_ = false;
+                              if (ec) return self->finish();
+                              self->buffer_.commit(n);
+                              self->read_header();
+                            });
+  }
+
+  void read_header() {
+    request_start_ = Clock::now();
+    parser_.emplace();
+    parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
+    parser_->body_limit(state_.options.max_request_bytes);
+    beast::get_lowest_layer(stream_).expires_at(
+        std::min(request_start_ + state_.options.header_timeout,
+                 request_start_ + state_.options.read_timeout));
     http::async_read_header(stream_, buffer_, *parser_,
                             [self = shared_from_this()](error_code ec, std::size_t) {
                               self->on_header(ec);
@@ -127,9 +197,11 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void on_header(error_code ec) {
     if (ec) return fail_read(ec);
-    ++state_.in_flight;
+    const std::string_view target = parser_->get().target();
+    webhook_ = webhook_index(target.substr(0, target.find('?')));
+    metrics::request_started(webhook_);
     counted_ = true;
-    beast::get_lowest_layer(stream_).expires_after(state_.options.read_timeout);
+    beast::get_lowest_layer(stream_).expires_at(request_start_ + state_.options.read_timeout);
     // curl and others wait for "100 Continue" before sending a large body.
     if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
       continue_.result(http::status::continue_);
@@ -153,22 +225,58 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_body(error_code ec) {
     if (ec) return fail_read(ec);
     http::request<http::string_body>& req = parser_->get();
-    answer_.status = 200;
-    answer_.content_type = "application/json";
-    answer_.body.clear();
-    answer_.close = false;
-    answer_.method_not_allowed = false;
-    const auto content_type = req.find(http::field::content_type);
-    state_.handler(req.method_string(), origin_form(req.target()),
-                   content_type == req.end() ? std::string_view{} : content_type->value(),
-                   req.body(), answer_);
+    const std::string_view target = origin_form(req.target());
+    if (!probe(req.method(), target)) {
+      const auto content_type = req.find(http::field::content_type);
+      state_.handler(req.method_string(), target,
+                     content_type == req.end() ? std::string_view{} : content_type->value(),
+                     req.body(), answer_);
+      log_denial();
+    }
     // A HEAD answer has no body: sending one would corrupt the next response on the connection.
     if (req.method() == http::verb::head) answer_.body.clear();
     send(req.keep_alive() && !answer_.close && !state_.stopping);
   }
 
-  // Too large: HTTP 413 with the review-shaped answer, unread body, then close. Any other
-  // malformed HTTP gets a plain 400 and a close. A closed or timed-out connection just ends.
+  // GET /readyz and /healthz on the TLS port too, as upstream's deployments probe there.
+  bool probe(http::verb method, std::string_view target) {
+    if (method != http::verb::get) return false;
+    const std::string_view path = target.substr(0, target.find('?'));
+    if (path != "/readyz" && path != "/healthz") return false;
+    answer_.outcome.reviewed = false;
+    answer_.method_not_allowed = false;
+    answer_.close = false;
+    answer_.content_type = "text/plain; charset=utf-8";
+    const bool ok = path == "/healthz" || (state_.ready && !state_.stopping);
+    answer_.status = ok ? 200 : 503;
+    answer_.body = ok ? "ok\n" : "not ready\n";
+    return true;
+  }
+
+  // A denial is worth a log line; an allowed request is not (at the default level).
+  void log_denial() {
+    const ReviewOutcome& o = answer_.outcome;
+    if (!o.reviewed) return;
+    if (o.allowed) {
+      if (log::verbosity() >= 2) {
+        log::info("admission allowed", {{"webhook", webhooks()[webhook_].path},
+                                        {"kind", o.kind},
+                                        {"namespace", o.ns},
+                                        {"name", o.name},
+                                        {"uid", o.uid}});
+      }
+      return;
+    }
+    log::info("admission denied", {{"webhook", webhooks()[webhook_].path},
+                                   {"kind", o.kind},
+                                   {"namespace", o.ns},
+                                   {"name", o.name},
+                                   {"uid", o.uid},
+                                   {"reason", o.denial}});
+  }
+
+  // Too large: HTTP 413 with the review-shaped answer, unread body, then close. Malformed HTTP
+  // gets a plain 400 and a close. A closed or timed-out connection just ends.
   void fail_read(error_code ec) {
     if (ec == http::error::body_limit) {
       answer_too_large(state_.options.max_request_bytes, answer_);
@@ -176,17 +284,18 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
         ec == net::error::operation_aborted || ec == net::ssl::error::stream_truncated ||
-        ec == net::error::eof || ec == net::error::connection_reset) {
+        ec == net::error::eof || ec == net::error::connection_reset ||
+        ec == http::error::partial_message) {
       return finish();
     }
-    if (ec.category() == http::make_error_code(http::error::bad_target).category() ||
-        ec == http::error::header_limit) {
+    if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
       answer_.status = 400;
       answer_.content_type = "text/plain; charset=utf-8";
       answer_.body = "400 Bad Request: ";
       answer_.body += ec.message();
       answer_.body += '\n';
       answer_.method_not_allowed = false;
+      answer_.outcome.reviewed = false;
       return send(false);
     }
     finish();
@@ -206,75 +315,112 @@ class Session : public std::enable_shared_from_this<Session> {
                       [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
                         self->res_.body().swap(self->answer_.body);
                         self->release();
-                        if (ec) return;
-                        if (keep_alive && !self->state_.stopping) return self->read_header(false);
+                        if (ec) return self->finish();
+                        if (keep_alive && !self->state_.stopping) {
+                          return self->wait_for_request(false);
+                        }
                         self->shutdown();
                       });
   }
 
   void shutdown() {
+    // Draining: the answer is fully written; waiting for the client's close_notify would only
+    // hold the exit.
+    if (state_.stopping) return finish();
     beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(3));
     stream_.async_shutdown([self = shared_from_this()](error_code) {
       beast::get_lowest_layer(self->stream_).close();
     });
   }
 
+  // The request is answered (or abandoned): count it.
   void release() {
-    if (counted_) --state_.in_flight;
+    if (!counted_) return;
     counted_ = false;
+    const double seconds = std::chrono::duration<double>(Clock::now() - request_start_).count();
+    metrics::request_finished(webhook_, answer_.status, seconds, answer_.outcome.reviewed,
+                              answer_.outcome.operation, answer_.outcome.allowed);
   }
   void finish() {
+    if (counted_) {
+      answer_.status = 0;  // abandoned: counted as "other"
+      answer_.outcome.reviewed = false;
+    }
     release();
     beast::get_lowest_layer(stream_).close();
   }
 
+  // The path of an absolute-form target (`https://host:port/path?q`, RFC 9112 §3.2.2), else the
+  // target as sent.
+  static std::string_view origin_form(std::string_view target) {
+    const std::size_t scheme = target.find("://");
+    if (scheme == std::string_view::npos || target.front() == '/') return target;
+    const std::size_t path = target.find('/', scheme + 3);
+    return path == std::string_view::npos ? std::string_view("/") : target.substr(path);
+  }
+
+  TlsContext ctx_;  // the pair this connection was accepted with (rotation swaps the shared one)
   beast::ssl_stream<beast::tcp_stream> stream_;
   ServerState& state_;
-  http::response<http::empty_body> continue_;
+  std::list<std::weak_ptr<Session>>::iterator self_in_list_;
+  bool registered_ = false;
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
+  http::response<http::empty_body> continue_;
   http::response<http::string_body> res_;
   HttpAnswer answer_;
+  Clock::time_point request_start_;
+  int webhook_ = -1;
   bool counted_ = false;
+  bool idle_ = false;
 };
 
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
-  Listener(net::io_context& ioc, tcp::acceptor&& acceptor, ssl::context& ctx, ServerState& state)
-      : ioc_(ioc), acceptor_(std::move(acceptor)), ctx_(ctx), state_(state) {}
+  Listener(net::io_context& ioc, tcp::acceptor&& acceptor, ServerState& state)
+      : ioc_(ioc), acceptor_(std::move(acceptor)), state_(state) {}
 
   void accept() {
     acceptor_.async_accept(net::make_strand(ioc_),
                            [self = shared_from_this()](error_code ec, tcp::socket socket) {
                              if (!self->acceptor_.is_open()) return;
-                             if (!ec) {
-                               socket.set_option(tcp::no_delay(true), ec);
-                               std::make_shared<Session>(std::move(socket), self->ctx_,
-                                                         self->state_)
-                                   ->run();
-                             }
+                             if (!ec) self->admit(std::move(socket));
                              self->accept();
                            });
   }
+
   void close() {
-    error_code ignored;
-    acceptor_.close(ignored);
+    net::post(acceptor_.get_executor(), [self = shared_from_this()] {
+      error_code ignored;
+      self->acceptor_.close(ignored);
+    });
   }
 
  private:
+  // Over the cap a connection is closed at once, so the ones already open keep their service.
+  void admit(tcp::socket socket) {
+    if (static_cast<std::size_t>(metrics::open_connections()) >= state_.options.max_connections) {
+      metrics::connection_refused();
+      error_code ignored;
+      socket.close(ignored);
+      return;
+    }
+    error_code ignored;
+    socket.set_option(tcp::no_delay(true), ignored);
+    metrics::connection_opened();
+    std::make_shared<Session>(std::move(socket), state_.tls.load(), state_)->run();
+  }
+
   net::io_context& ioc_;
   tcp::acceptor acceptor_;
-  ssl::context& ctx_;
   ServerState& state_;
 };
 
-std::optional<std::string> open_acceptor(net::io_context& ioc, const ServerOptions& options,
-                                         tcp::acceptor& acceptor) {
+std::optional<std::string> open_acceptor(const ServerOptions& options, tcp::acceptor& acceptor) {
   error_code ec;
   const net::ip::address address = net::ip::make_address(options.bind_address, ec);
   if (ec) return "--bind-address " + options.bind_address + " is not an IP address";
   const tcp::endpoint endpoint(address, options.port);
-  acceptor = tcp::acceptor(ioc);
   acceptor.open(endpoint.protocol(), ec);
   if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
   if (!ec) acceptor.bind(endpoint, ec);
@@ -286,53 +432,198 @@ std::optional<std::string> open_acceptor(net::io_context& ioc, const ServerOptio
   return std::nullopt;
 }
 
-// Stop accepting, then stop the threads once no request is in flight (or the drain bound passed).
-void drain(net::io_context& ioc, net::steady_timer& timer, ServerState& state,
-           std::chrono::steady_clock::time_point deadline) {
-  if (state.in_flight.load() == 0 || std::chrono::steady_clock::now() >= deadline) {
-    ioc.stop();
-    return;
+// Watches the certificate files; a changed pair that loads replaces the context for new
+// handshakes (open connections keep theirs); a broken one is logged and the old pair kept.
+class CertificateWatcher {
+ public:
+  CertificateWatcher(net::io_context& ioc, ServerState& state)
+      : timer_(ioc), state_(state), cert_(stamp(state.options.cert_file)),
+        key_(stamp(state.options.key_file)) {}
+
+  void start() {
+    timer_.expires_after(state_.options.cert_check_interval);
+    timer_.async_wait([this](error_code ec) {
+      if (ec) return;
+      check();
+      start();
+    });
   }
-  timer.expires_after(std::chrono::milliseconds(20));
-  timer.async_wait([&ioc, &timer, &state, deadline](error_code) {
-    drain(ioc, timer, state, deadline);
-  });
-}
+  void stop() { timer_.cancel(); }
+
+ private:
+  void check() {
+    const FileStamp cert = stamp(state_.options.cert_file);
+    const FileStamp key = stamp(state_.options.key_file);
+    if (cert == cert_ && key == key_) return;
+    cert_ = cert;
+    key_ = key;
+    TlsContext fresh;
+    if (auto error = load_tls(state_.options, fresh)) {
+      metrics::certificate_reloaded(false);
+      log::error("certificate changed but cannot be used; keeping the previous one",
+                 {{"error", *error}});
+      return;
+    }
+    state_.tls.store(std::move(fresh));
+    metrics::certificate_reloaded(true);
+    log::info("certificate reloaded", {{"cert", state_.options.cert_file}});
+  }
+
+  net::steady_timer timer_;
+  ServerState& state_;
+  FileStamp cert_;
+  FileStamp key_;
+};
+
+// The SIGTERM sequence of ServerOptions, driven by one timer.
+class Drain {
+ public:
+  Drain(net::io_context& ioc, ServerState& state, std::shared_ptr<Listener> listener,
+        std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher)
+      : ioc_(ioc), timer_(ioc), state_(state), listener_(std::move(listener)),
+        plain_(std::move(plain)), watcher_(watcher) {}
+
+  void begin(bool skip_delay) {
+    state_.ready = false;
+    const auto delay = skip_delay ? std::chrono::milliseconds(0) : state_.options.shutdown_delay;
+    log::info("stopping: not ready; still accepting for the shutdown delay",
+              {{"delay", std::to_string(delay.count()) + "ms"}});
+    timer_.expires_after(delay);
+    timer_.async_wait([this](error_code ec) {
+      if (ec) return;
+      stop_accepting();
+    });
+  }
+
+ private:
+  void stop_accepting() {
+    state_.stopping = true;
+    listener_->close();
+    watcher_.stop();
+    deadline_ = Clock::now() + state_.options.shutdown_grace;
+    close_idle_connections();
+    wait();
+  }
+
+  void close_idle_connections() {
+    std::vector<std::shared_ptr<Session>> open;
+    {
+      std::lock_guard<std::mutex> lock(state_.connections_mutex);
+      for (const std::weak_ptr<Session>& w : state_.connections) {
+        if (auto s = w.lock()) open.push_back(std::move(s));
+      }
+    }
+    for (auto& s : open) s->close_if_idle_async();
+  }
+
+  void wait() {
+    if (metrics::open_connections() <= 0 || Clock::now() >= deadline_) {
+      if (metrics::open_connections() > 0) {
+        log::error("shutdown grace ran out; closing the remaining connections",
+                   {{"open", std::to_string(metrics::open_connections())}});
+      }
+      for (auto& p : plain_) p->close();
+      ioc_.stop();
+      return;
+    }
+    // Connections that were busy when draining began are idle now, or closing.
+    close_idle_connections();
+    timer_.expires_after(std::chrono::milliseconds(20));
+    timer_.async_wait([this](error_code ec) {
+      if (ec) return;
+      wait();
+    });
+  }
+
+  net::io_context& ioc_;
+  net::steady_timer timer_;
+  ServerState& state_;
+  std::shared_ptr<Listener> listener_;
+  std::vector<std::shared_ptr<PlainHttpListener>> plain_;
+  CertificateWatcher& watcher_;
+  Clock::time_point deadline_;
+};
+
+bool disabled(const std::string& address) { return address.empty() || address == "0"; }
 
 }  // namespace
 
 std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
-  ssl::context ctx(ssl::context::tls_server);
-  if (auto error = configure_tls(ctx, options)) return error;
+  ServerState state(options, handler);
+  TlsContext ctx;
+  if (auto error = load_tls(options, ctx)) return error;
+  state.tls.store(ctx);
 
   const unsigned threads = options.threads == 0 ? 1 : options.threads;
   net::io_context ioc(static_cast<int>(threads));
   tcp::acceptor acceptor(ioc);
-  if (auto error = open_acceptor(ioc, options, acceptor)) return error;
+  if (auto error = open_acceptor(options, acceptor)) return error;
 
-  ServerState state{options, handler};
-  auto listener = std::make_shared<Listener>(ioc, std::move(acceptor), ctx, state);
+  std::vector<std::shared_ptr<PlainHttpListener>> plain;
+  if (!disabled(options.health_probe_address)) {
+    std::shared_ptr<PlainHttpListener> probes;
+    auto error = PlainHttpListener::open(
+        ioc, options.health_probe_address,
+        [&state](std::string_view path, PlainAnswer& a) {
+          if (path == "/healthz") {
+            a.body = "ok\n";
+          } else if (path == "/readyz") {
+            const bool ready = state.ready && !state.stopping;
+            a.status = ready ? 200 : 503;
+            a.body = ready ? "ok\n" : "not ready\n";
+          } else {
+            a.status = 404;
+            a.body = "404 page not found\n";
+          }
+        },
+        probes);
+    if (error) return "--health-probe-bind-address " + *error;
+    plain.push_back(probes);
+  }
+  if (!disabled(options.metrics_address)) {
+    std::shared_ptr<PlainHttpListener> metrics_listener;
+    auto error = PlainHttpListener::open(
+        ioc, options.metrics_address,
+        [](std::string_view path, PlainAnswer& a) {
+          if (path != "/metrics") {
+            a.status = 404;
+            a.body = "404 page not found\n";
+            return;
+          }
+          a.content_type = "text/plain; version=0.0.4; charset=utf-8";
+          metrics::render(a.body);
+        },
+        metrics_listener);
+    if (error) return "--metrics-bind-address " + *error;
+    plain.push_back(metrics_listener);
+  }
+
+  auto listener = std::make_shared<Listener>(ioc, std::move(acceptor), state);
   listener->accept();
+  CertificateWatcher watcher(ioc, state);
+  watcher.start();
+  Drain drain(ioc, state, listener, plain, watcher);
 
-  net::steady_timer drain_timer(ioc);
+  // SIGTERM (the kubelet) waits out the shutdown delay; SIGINT (a person at a terminal) does not.
   net::signal_set signals(ioc, SIGINT, SIGTERM);
-  signals.async_wait([&](error_code ec, int) {
-    if (ec) return;
-    state.stopping = true;
-    listener->close();
-    std::fprintf(stderr, "karmada-policy-webhook: stopping: finishing requests in flight\n");
-    drain(ioc, drain_timer, state, std::chrono::steady_clock::now() + options.drain_timeout);
+  signals.async_wait([&](error_code ec, int signal) {
+    if (!ec) drain.begin(signal == SIGINT);
   });
 
-  std::fprintf(stderr, "karmada-policy-webhook: serving https://%s:%u with %u thread%s\n",
-               options.bind_address.c_str(), static_cast<unsigned>(options.port), threads,
-               threads == 1 ? "" : "s");
+  state.ready = true;
+  std::string probes = disabled(options.health_probe_address) ? "off" : plain.front()->endpoint();
+  std::string metrics_at =
+      disabled(options.metrics_address) ? "off" : plain.back()->endpoint();
+  log::info("serving https://" + options.bind_address + ":" + std::to_string(options.port),
+            {{"threads", std::to_string(threads)},
+                        {"probes", probes},
+                        {"metrics", metrics_at}});
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
   for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
   ioc.run();
   for (std::thread& t : pool) t.join();
-  std::fprintf(stderr, "karmada-policy-webhook: stopped\n");
+  log::info("stopped");
   return std::nullopt;
 }
 

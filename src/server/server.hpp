@@ -21,22 +21,34 @@ struct ServerOptions {
   std::string key_file;
   TlsMinVersion tls_min_version = TlsMinVersion::kTls13;
   std::size_t max_request_bytes = kDefaultMaxRequestBytes;
+  std::size_t max_header_bytes = 16 * 1024;
   unsigned threads = 1;
+  std::size_t max_connections = 4096;  // more are accepted and closed at once
+  // Plain-HTTP listeners; "" or "0" disables one.
+  std::string health_probe_address = ":8000";  // /healthz, /readyz
+  std::string metrics_address = ":8080";       // /metrics
   // Bounds on every wait. The idle bound is longer than Go's client idle timeout (90 s), so the
   // API server, not us, closes an idle keep-alive connection and never races our close with a
   // new POST.
-  std::chrono::seconds handshake_timeout{10};
-  std::chrono::seconds read_timeout{30};
-  std::chrono::seconds idle_timeout{120};
-  std::chrono::seconds drain_timeout{10};
+  std::chrono::milliseconds handshake_timeout{10'000};
+  std::chrono::milliseconds header_timeout{10'000};  // first byte of a request to its last header
+  std::chrono::milliseconds read_timeout{30'000};    // first byte of a request to its last byte
+  std::chrono::milliseconds idle_timeout{120'000};   // between requests on a keep-alive connection
+  // SIGTERM: readiness turns false at once; the listener stays open for shutdown_delay (so the
+  // endpoints drop this pod first); then requests in flight finish, idle connections close, and
+  // the process exits no later than shutdown_grace after that.
+  std::chrono::milliseconds shutdown_delay{5'000};
+  std::chrono::milliseconds shutdown_grace{30'000};
+  // How often the certificate files are checked for a change (Secret volumes swap a symlink).
+  std::chrono::milliseconds cert_check_interval{5'000};
 };
 
 // The request handler: `handle_http` for the webhook, a fixed answer for the benchmark ceiling.
 using RequestFn = void (*)(std::string_view method, std::string_view target,
                            std::string_view content_type, std::string& body, HttpAnswer& answer);
 
-// Loads the certificate, binds and serves until SIGTERM or SIGINT, then stops accepting, lets
-// requests in flight finish (up to drain_timeout) and returns nullopt. A startup problem
+// Loads the certificate, binds and serves until SIGTERM or SIGINT, then drains as ServerOptions
+// says and returns nullopt. A startup problem
 // (unreadable certificate or key, mismatched pair, bad address, port in use) returns its one-line
 // description before anything is served.
 std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler);

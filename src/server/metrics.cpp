@@ -1,0 +1,214 @@
+#include "server/metrics.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <cstdio>
+#include <string_view>
+
+#include "admission/registry.hpp"
+
+namespace kpw::metrics {
+namespace {
+
+using Counter = std::atomic<std::uint64_t>;
+constexpr auto kRelaxed = std::memory_order_relaxed;
+
+constexpr std::size_t kMaxWebhooks = 16;
+// The HTTP statuses this server sends; anything else lands on the last one.
+constexpr std::array<unsigned, 8> kCodes = {200, 400, 404, 405, 413, 500, 503, 0};
+constexpr std::array<std::string_view, 4> kOperations = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+// controller-runtime's buckets (Prometheus defaults) with finer ones below 5 ms, where reviews
+// actually land.
+constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
+                                             0.01,   0.025,   0.05,   0.1,   0.25,   0.5,
+                                             1,      2.5,     5,      10};
+
+struct WebhookSeries {
+  std::array<Counter, kCodes.size()> requests{};
+  std::array<Counter, kBuckets.size() + 1> buckets{};  // last: +Inf only
+  Counter latency_count{0};
+  Counter latency_sum_ns{0};
+  std::atomic<std::int64_t> in_flight{0};
+  std::array<std::array<Counter, 2>, kOperations.size()> admissions{};  // [operation][allowed]
+};
+
+struct Registry {
+  std::array<WebhookSeries, kMaxWebhooks> webhooks;
+  std::atomic<long> open_connections{0};
+  Counter connections_total{0};
+  Counter connections_refused{0};
+  Counter handshake_failures{0};
+  Counter reloads_ok{0};
+  Counter reloads_failed{0};
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+WebhookSeries* series(int webhook) {
+  if (webhook < 0 || static_cast<std::size_t>(webhook) >= kMaxWebhooks) return nullptr;
+  return &registry().webhooks[static_cast<std::size_t>(webhook)];
+}
+
+std::size_t code_slot(unsigned status) {
+  for (std::size_t i = 0; i + 1 < kCodes.size(); ++i) {
+    if (kCodes[i] == status) return i;
+  }
+  return kCodes.size() - 1;
+}
+
+void append_number(std::string& out, double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  out += buf;
+}
+
+void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
+  out += "# HELP ";
+  out += name;
+  out += ' ';
+  out += help;
+  out += "\n# TYPE ";
+  out += name;
+  out += ' ';
+  out += type;
+  out += '\n';
+}
+
+void sample(std::string& out, std::string_view name, std::string_view labels, double value) {
+  out += name;
+  if (!labels.empty()) {
+    out += '{';
+    out += labels;
+    out += '}';
+  }
+  out += ' ';
+  append_number(out, value);
+  out += '\n';
+}
+
+std::string webhook_label(const Webhook& w) { return "webhook=\"" + std::string(w.path) + "\""; }
+
+}  // namespace
+
+void request_started(int webhook) {
+  if (WebhookSeries* s = series(webhook)) s->in_flight.fetch_add(1, kRelaxed);
+}
+
+void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
+                      bool allowed) {
+  WebhookSeries* s = series(webhook);
+  if (s == nullptr) return;
+  s->in_flight.fetch_sub(1, kRelaxed);
+  s->requests[code_slot(status)].fetch_add(1, kRelaxed);
+  std::size_t bucket = 0;
+  while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
+  s->buckets[bucket].fetch_add(1, kRelaxed);
+  s->latency_count.fetch_add(1, kRelaxed);
+  s->latency_sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), kRelaxed);
+  if (reviewed && operation >= 0 && static_cast<std::size_t>(operation) < kOperations.size()) {
+    s->admissions[static_cast<std::size_t>(operation)][allowed ? 1 : 0].fetch_add(1, kRelaxed);
+  }
+}
+
+void connection_opened() {
+  registry().open_connections.fetch_add(1, kRelaxed);
+  registry().connections_total.fetch_add(1, kRelaxed);
+}
+void connection_closed() { registry().open_connections.fetch_sub(1, kRelaxed); }
+void connection_refused() { registry().connections_refused.fetch_add(1, kRelaxed); }
+void tls_handshake_failed() { registry().handshake_failures.fetch_add(1, kRelaxed); }
+void certificate_reloaded(bool ok) {
+  (ok ? registry().reloads_ok : registry().reloads_failed).fetch_add(1, kRelaxed);
+}
+long open_connections() { return registry().open_connections.load(kRelaxed); }
+
+void render(std::string& out) {
+  const auto hooks = webhooks();
+  const std::size_t n = hooks.size() < kMaxWebhooks ? hooks.size() : kMaxWebhooks;
+
+  header(out, "controller_runtime_webhook_requests_total", "counter",
+         "Total number of admission requests by HTTP status code.");
+  for (std::size_t i = 0; i < n; ++i) {
+    const WebhookSeries& s = registry().webhooks[i];
+    for (std::size_t c = 0; c < kCodes.size(); ++c) {
+      const std::uint64_t v = s.requests[c].load(kRelaxed);
+      if (v == 0 && kCodes[c] != 200) continue;
+      const std::string code = kCodes[c] == 0 ? "other" : std::to_string(kCodes[c]);
+      sample(out, "controller_runtime_webhook_requests_total",
+             "code=\"" + code + "\"," + webhook_label(hooks[i]), static_cast<double>(v));
+    }
+  }
+
+  header(out, "controller_runtime_webhook_latency_seconds", "histogram",
+         "Histogram of the latency of processing admission requests");
+  for (std::size_t i = 0; i < n; ++i) {
+    const WebhookSeries& s = registry().webhooks[i];
+    const std::string label = webhook_label(hooks[i]);
+    std::uint64_t cumulative = 0;
+    for (std::size_t b = 0; b < kBuckets.size(); ++b) {
+      cumulative += s.buckets[b].load(kRelaxed);
+      std::string le;
+      append_number(le, kBuckets[b]);
+      sample(out, "controller_runtime_webhook_latency_seconds_bucket",
+             label + ",le=\"" + le + "\"", static_cast<double>(cumulative));
+    }
+    cumulative += s.buckets[kBuckets.size()].load(kRelaxed);
+    sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"+Inf\"",
+           static_cast<double>(cumulative));
+    sample(out, "controller_runtime_webhook_latency_seconds_sum", label,
+           static_cast<double>(s.latency_sum_ns.load(kRelaxed)) / 1e9);
+    sample(out, "controller_runtime_webhook_latency_seconds_count", label,
+           static_cast<double>(s.latency_count.load(kRelaxed)));
+  }
+
+  header(out, "controller_runtime_webhook_requests_in_flight", "gauge",
+         "Current number of admission requests being served.");
+  for (std::size_t i = 0; i < n; ++i) {
+    sample(out, "controller_runtime_webhook_requests_in_flight", webhook_label(hooks[i]),
+           static_cast<double>(registry().webhooks[i].in_flight.load(kRelaxed)));
+  }
+
+  header(out, "karmada_policy_webhook_admission_total", "counter",
+         "Admission reviews answered, by operation and verdict.");
+  for (std::size_t i = 0; i < n; ++i) {
+    const WebhookSeries& s = registry().webhooks[i];
+    for (std::size_t op = 0; op < kOperations.size(); ++op) {
+      for (int allowed = 1; allowed >= 0; --allowed) {
+        const std::uint64_t v = s.admissions[op][static_cast<std::size_t>(allowed)].load(kRelaxed);
+        if (v == 0) continue;
+        sample(out, "karmada_policy_webhook_admission_total",
+               webhook_label(hooks[i]) + ",operation=\"" + std::string(kOperations[op]) +
+                   "\",allowed=\"" + (allowed ? "true" : "false") + "\"",
+               static_cast<double>(v));
+      }
+    }
+  }
+
+  const Registry& r = registry();
+  header(out, "karmada_policy_webhook_open_connections", "gauge", "Open client connections.");
+  sample(out, "karmada_policy_webhook_open_connections", "",
+         static_cast<double>(r.open_connections.load(kRelaxed)));
+  header(out, "karmada_policy_webhook_connections_total", "counter", "Accepted connections.");
+  sample(out, "karmada_policy_webhook_connections_total", "",
+         static_cast<double>(r.connections_total.load(kRelaxed)));
+  header(out, "karmada_policy_webhook_connections_refused_total", "counter",
+         "Connections refused over --max-connections.");
+  sample(out, "karmada_policy_webhook_connections_refused_total", "",
+         static_cast<double>(r.connections_refused.load(kRelaxed)));
+  header(out, "karmada_policy_webhook_tls_handshake_failures_total", "counter",
+         "TLS handshakes that failed or timed out.");
+  sample(out, "karmada_policy_webhook_tls_handshake_failures_total", "",
+         static_cast<double>(r.handshake_failures.load(kRelaxed)));
+  header(out, "karmada_policy_webhook_certificate_reloads_total", "counter",
+         "Serving certificate reloads after the files changed, by result.");
+  sample(out, "karmada_policy_webhook_certificate_reloads_total", "result=\"success\"",
+         static_cast<double>(r.reloads_ok.load(kRelaxed)));
+  sample(out, "karmada_policy_webhook_certificate_reloads_total", "result=\"failure\"",
+         static_cast<double>(r.reloads_failed.load(kRelaxed)));
+}
+
+}  // namespace kpw::metrics

@@ -1,0 +1,26 @@
+// Prometheus metrics, kept in atomics (no lock on the request path) and rendered as text.
+// Names and labels of the controller_runtime_webhook_* series are controller-runtime's, so
+// dashboards made for upstream's webhook keep working.
+#pragma once
+
+#include <string>
+
+namespace kpw::metrics {
+
+void request_started(int webhook);  // webhook: registry index, or -1 (not counted)
+// status: the HTTP status sent; operation/allowed count only when `reviewed`.
+void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
+                      bool allowed);
+
+void connection_opened();
+void connection_closed();
+void connection_refused();  // over --max-connections
+void tls_handshake_failed();
+void certificate_reloaded(bool ok);
+
+long open_connections();
+
+// The text exposition format (version 0.0.4).
+void render(std::string& out);
+
+}  // namespace kpw::metrics
