@@ -132,14 +132,20 @@ class Server:
     the captured stderr. Leaving sends SIGTERM and asserts exit status 0 within SERVER_STOP_TIMEOUT
     and the "stopped" line."""
 
-    def __init__(self, binary: str, cert_dir: str, *extra_flags: str, threads: int | None = 2):
+    def __init__(self, binary: str, cert_dir: str, *extra_flags: str, threads: int | None = 2,
+                 shutdown_delay: str | None = "0s"):
         self.binary = binary
         self.cert_dir = cert_dir
         self.ca = os.path.join(cert_dir, "ca.crt")
         self.extra_flags = list(extra_flags)
         if threads is not None:
             self.extra_flags += ["--threads", str(threads)]
+        # Tests stop servers often: no kubelet-style delay unless a test asks for one.
+        if shutdown_delay is not None and not any(f.startswith("--shutdown-delay") for f in extra_flags):
+            self.extra_flags += ["--shutdown-delay", shutdown_delay]
         self.port = None
+        self.probe_port = None    # plain HTTP: /healthz, /readyz
+        self.metrics_port = None  # plain HTTP: /metrics
         self.proc = None
         self.returncode = None
         self._lines = []
@@ -161,12 +167,17 @@ class Server:
             return "\n".join(self._lines)
 
     def command(self) -> list:
-        return [self.binary, "serve", "--bind-address", "127.0.0.1", "--secure-port", str(self.port),
-                "--cert-dir", self.cert_dir] + self.extra_flags
+        cmd = [self.binary, "serve", "--bind-address", "127.0.0.1", "--secure-port", str(self.port),
+               "--cert-dir", self.cert_dir]
+        if not any(f.startswith("--health-probe-bind-address") for f in self.extra_flags):
+            cmd += ["--health-probe-bind-address", "127.0.0.1:%d" % self.probe_port]
+        if not any(f.startswith("--metrics-bind-address") for f in self.extra_flags):
+            cmd += ["--metrics-bind-address", "127.0.0.1:%d" % self.metrics_port]
+        return cmd + self.extra_flags
 
     def start(self):
         for attempt in range(3):
-            self.port = free_port()
+            self.port, self.probe_port, self.metrics_port = free_port(), free_port(), free_port()
             self._lines, self._serving = [], threading.Event()
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

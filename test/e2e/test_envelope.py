@@ -411,8 +411,12 @@ def test_unknown_path_is_404(env):
             answer = client.post(target, fixture_check.request_body(env.c01), query="")
             check(answer.status == 404, "%s: HTTP %d, expected 404", target, answer.status)
             check(answer.body == b"404 page not found\n", "%s: body %r", target, answer.body)
-        answer = client.request("GET", "/healthz")
-        check(answer.status == 404, "GET /healthz: HTTP %d, expected 404", answer.status)
+        answer = client.request("GET", "/metrics")
+        check(answer.status == 404, "GET /metrics on the TLS port: HTTP %d, expected 404", answer.status)
+        for probe in ("/healthz", "/readyz"):  # upstream's deployments probe the TLS port
+            answer = client.request("GET", probe)
+            check(answer.status == 200 and answer.body == b"ok\n", "GET %s: HTTP %d %r", probe,
+                  answer.status, answer.body)
 
 
 # --- broken clients -------------------------------------------------------------------------------------
