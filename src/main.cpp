@@ -11,8 +11,10 @@
 #include <sstream>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "admission/review.hpp"
+#include "check/check.hpp"
 #include "admission/service.hpp"
 #include "server/server.hpp"
 #include "util/log.hpp"
@@ -281,6 +283,25 @@ int main(int argc, char** argv) {
   review_cmd->add_option("file", review_file, "AdmissionReview JSON file, or - for stdin");
   add_default_flags(*review_cmd, flags);
 
+  kpw::check::Options check_options;
+  std::vector<std::string> check_paths;
+  std::string check_output = "text";
+  CLI::App* check_cmd = app.add_subcommand(
+      "check", "judge policy files (YAML or JSON) as the API server plus this webhook would");
+  check_cmd->add_option("paths", check_paths, "files, directories (recursive) or - for stdin")
+      ->required();
+  check_cmd->add_option("--namespace", check_options.default_namespace,
+                        "namespace of a PropagationPolicy without metadata.namespace")
+      ->capture_default_str();
+  check_cmd->add_option("-o,--output", check_output, "text, json or yaml")->capture_default_str();
+  check_cmd->add_flag("--show-defaults", check_options.show_defaults,
+                      "json/yaml: include each object as it would be stored, defaults filled");
+  check_cmd->add_flag("--strict", check_options.strict, "an object of another kind is an error");
+  check_cmd->add_flag("--quiet", check_options.quiet, "text: print problems only");
+  check_cmd->add_flag("--warnings-as-errors", check_options.warnings_as_errors,
+                      "exit 1 on warnings too");
+  add_default_flags(*check_cmd, flags);
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
@@ -291,5 +312,18 @@ int main(int argc, char** argv) {
     return usage_error(std::string(e.what()) + " (see --help)");
   }
   if (review_cmd->parsed()) return review(flags, review_path, review_file);
+  if (check_cmd->parsed()) {
+    if (check_output == "text") {
+      check_options.output = kpw::check::OutputFormat::kText;
+    } else if (check_output == "json") {
+      check_options.output = kpw::check::OutputFormat::kJson;
+    } else if (check_output == "yaml") {
+      check_options.output = kpw::check::OutputFormat::kYaml;
+    } else {
+      return usage_error("-o must be text, json or yaml, not \"" + check_output + "\"");
+    }
+    if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
+    return kpw::check::run(check_paths, check_options, std::cout, std::cerr);
+  }
   return serve(flags);
 }

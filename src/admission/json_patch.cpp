@@ -1,5 +1,6 @@
 #include "admission/json_patch.hpp"
 
+#include <rapidjson/pointer.h>
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
@@ -192,6 +193,15 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
       return;
     }
     cur = next;
+  }
+}
+
+void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
+  for (const Op& op : ops_) {
+    const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
+    if (!pointer.IsValid()) continue;
+    JsonValue copy(op.value, allocator);
+    pointer.Set(object, copy, allocator);  // "-" appends, as `add …/-` does
   }
 }
 

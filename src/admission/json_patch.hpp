@@ -37,6 +37,9 @@ class JsonPatch {
   bool empty() const { return ops_.empty(); }
   // `[{"op":"add","path":"/spec/priority","value":0}, …]`
   void render(std::string& out) const;
+  // Applies the ops to `object` (the object the patch was reset to, or a copy of it), as the API
+  // server would; the offline `check` command stores objects this way.
+  void apply_to(JsonValue& object, JsonAllocator& allocator) const;
 
  private:
   enum class OpKind { kAdd, kReplace };

@@ -1,0 +1,28 @@
+// `karmada-policy-webhook check`: judges policy files as the API server plus this webhook would
+// judge a CREATE of each object: CRD defaults, then our mutator, then our validator (the very
+// handlers the server runs).
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+namespace kpw::check {
+
+enum class OutputFormat { kText, kJson, kYaml };
+
+struct Options {
+  std::string default_namespace = "default";  // for a PropagationPolicy without metadata.namespace
+  bool strict = false;                        // an object of a kind we do not serve is an error
+  bool quiet = false;                         // text: problems only, no summary
+  bool warnings_as_errors = false;
+  bool show_defaults = false;                 // json/yaml: the object as it would be stored
+  OutputFormat output = OutputFormat::kText;
+};
+
+// Exit status: 0 all valid, 1 something invalid (or a warning with warnings_as_errors), 2 a usage
+// error, an unreadable file or a syntax error.
+int run(const std::vector<std::string>& paths, const Options& options, std::ostream& out,
+        std::ostream& err);
+
+}  // namespace kpw::check
