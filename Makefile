@@ -47,6 +47,7 @@ run: build certs
 
 bench: build
 	test/bench/run.sh $(BUILD)
+	test/bench/check_bench.sh $(BUILD)
 
 clean:
 	rm -rf $(BUILD)

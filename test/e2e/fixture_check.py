@@ -51,6 +51,8 @@ import os
 __all__ = ["load_fixtures", "load_fixture", "request_body", "check_answer", "fixture_problems",
            "run_fixture", "apply_patch"]
 
+CHECK_DIR = "check"  # test/fixtures/check/ holds policy files for the check command
+
 REVIEW_VERSIONS = ("admission.k8s.io/v1", "admission.k8s.io/v1beta1")
 
 # status.details.causes[].type -> the type text Kubernetes puts in front of the error body.
@@ -108,6 +110,8 @@ def load_fixtures(root: str) -> list[tuple[str, str, dict]]:
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
+        if dirpath == root and CHECK_DIR in dirnames:
+            dirnames.remove(CHECK_DIR)  # policy files for `check`, not AdmissionReviews
         rel = os.path.relpath(dirpath, root)
         if rel == ".":
             continue

@@ -21,6 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_check  # noqa: E402
 
 TIMEOUT_SECONDS = 30
+CHECK_DIR = fixture_check.CHECK_DIR
 
 
 def collect(root):
@@ -28,6 +29,8 @@ def collect(root):
     out = []
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
+        if dirpath == root and CHECK_DIR in dirnames:
+            dirnames.remove(CHECK_DIR)  # policy files for `check`, not AdmissionReviews
         rel = os.path.relpath(dirpath, root)
         for name in sorted(filenames):
             if not name.endswith(".json"):

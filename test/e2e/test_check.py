@@ -1,0 +1,211 @@
+#!/usr/bin/env python3
+"""The offline `check` command against test/fixtures/check/: exact output lines with positions,
+exit codes, JSON/YAML output, stdin, and the same verdicts as the webhook paths give.
+
+    test_check.py --binary build/karmada-policy-webhook --source .
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+from harness import check  # noqa: E402
+
+NAMESPACE_RULE = ("a lowercase RFC 1123 label must consist of lower case alphanumeric characters or "
+                  "'-', and must start and end with an alphanumeric character (e.g. 'my-name',  or "
+                  "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
+
+POLICIES_LINES = [
+    'policies/cluster.json:7:7: ClusterPropagationPolicy/crds: spec.resourceSelectors[0].name: '
+    'Required value: a selector must name its resource when preemption is Always',
+    'policies/cluster.json:11:19: warning: ClusterPropagationPolicy/crds: spec.failover.cluster.purgeMode: '
+    '"Immediately" is the old name of "Directly" (removed in Karmada v1.19); use "Directly"',
+    'policies/rebalance.yaml:9:7: WorkloadRebalancer/rebalance-web: spec.workloads[0].namespace: '
+    'Invalid value: "Team_A": ' + NAMESPACE_RULE,
+    'policies/rebalance.yaml:11:3: WorkloadRebalancer/rebalance-web: spec.ttlSecondsAfterFinished: '
+    'Invalid value: -1: must be greater than or equal to 0',
+    'policies/team-a/propagation.yaml:31:9: PropagationPolicy/web: '
+    'spec.placement.clusterAffinities[1].affinityName: Duplicate value: "primary"',
+    'policies/team-a/propagation.yaml:36:9: PropagationPolicy/web: '
+    'spec.placement.spreadConstraints[0].maxGroups: Invalid value: 1: must be greater than or equal to minGroups',
+    'policies/team-a/propagation.yaml:33:5: PropagationPolicy/web: spec.placement.spreadConstraints: '
+    'Required value: a constraint with spreadByField "cluster" is required when spreading by field',
+    'policies/team-a/propagation.yaml:26:7: PropagationPolicy/web: spec.resourceSelectors[0].namespace: '
+    'Invalid value: "team-b": must be the policy\'s namespace "team-a"',
+]
+
+
+class Env:
+    def __init__(self, args):
+        self.binary = args.binary
+        self.root = os.path.join(args.source, "test", "fixtures", "check")
+
+    def check(self, *args, stdin=None):
+        proc = subprocess.run([self.binary, "check"] + list(args), cwd=self.root, input=stdin,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+        return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
+
+    def review(self, path, review):
+        proc = subprocess.run([self.binary, "review", "--path", path, "-"],
+                              input=json.dumps(review).encode(), stdout=subprocess.PIPE, timeout=30)
+        return json.loads(proc.stdout)["response"]
+
+
+def lines(text):
+    return [l for l in text.splitlines() if l]
+
+
+def test_directory_text_output(env):
+    code, out, err = env.check("policies")
+    check(code == 1, "exit %d, expected 1 (invalid objects); stderr: %s", code, err)
+    want = POLICIES_LINES + ["7 objects: 3 valid, 3 invalid, 1 skipped, 1 warning"]
+    check(lines(out) == want, "output:\n%s\nexpected:\n%s", out, "\n".join(want))
+
+
+def test_quiet_prints_problems_only(env):
+    code, out, _ = env.check("--quiet", "policies")
+    check(code == 1 and lines(out) == POLICIES_LINES, "quiet output:\n%s", out)
+
+
+def test_valid_file_exits_0(env):
+    code, out, _ = env.check("policies/list.yaml")
+    check(code == 0, "exit %d", code)
+    check(lines(out) == ["2 objects: 1 valid, 0 invalid, 1 skipped, 0 warnings"], "%s", out)
+
+
+def test_strict_makes_unknown_kinds_errors(env):
+    code, out, _ = env.check("--strict", "policies/list.yaml")
+    check(code == 1, "exit %d", code)
+    check(lines(out) == ["policies/list.yaml:12:5: Deployment/not-a-policy: kind apps/v1 Deployment is not "
+                         "served by this webhook", "2 objects: 1 valid, 1 invalid, 0 skipped, 0 warnings"], "%s", out)
+
+
+def test_warnings_as_errors(env):
+    code, _, _ = env.check("policies/cluster.json")
+    check(code == 1, "cluster.json is invalid: exit %d", code)
+    policy = json.load(open(os.path.join(env.root, "policies", "cluster.json")))
+    policy["spec"]["resourceSelectors"][0]["name"] = "widgets.example.com"
+    body = json.dumps(policy).encode()
+    code, out, _ = env.check("-", stdin=body)
+    check(code == 0, "warnings alone must not fail: exit %d: %s", code, out)
+    check(lines(out)[0].startswith("<stdin>:1:") and ": warning: ClusterPropagationPolicy/crds: "
+          "spec.failover.cluster.purgeMode:" in lines(out)[0], "stdin warning line: %s", out)
+    code, _, _ = env.check("--warnings-as-errors", "-", stdin=body)
+    check(code == 1, "--warnings-as-errors: exit %d", code)
+
+
+def test_syntax_error_exit_2(env):
+    code, out, _ = env.check("broken", "policies/list.yaml")
+    check(code == 2, "exit %d, expected 2", code)
+    check(lines(out) == ["broken/syntax.yaml:8:1: syntax error: end of map flow not found",
+                         "2 objects: 1 valid, 0 invalid, 1 skipped, 0 warnings"], "%s", out)
+
+
+def test_unreadable_path_exit_2(env):
+    code, _, err = env.check("no-such-file.yaml")
+    check(code == 2 and "no-such-file.yaml: cannot read" in err, "exit %d, stderr %r", code, err)
+    code, _, err = env.check("-o", "xml", "policies")
+    check(code == 2, "bad -o: exit %d", code)
+
+
+def test_json_output(env):
+    code, out, _ = env.check("-o", "json", "--show-defaults", "policies/team-a/propagation.yaml")
+    check(code == 1, "exit %d", code)
+    report = json.loads(out)
+    objs = report["objects"]
+    check([o["name"] for o in objs] == ["nginx", "web"], "names %s", [o["name"] for o in objs])
+    check([o["verdict"] for o in objs] == ["valid", "invalid"], "verdicts")
+    first = objs[1]["errors"][0]
+    check(first == {"field": "spec.placement.clusterAffinities[1].affinityName", "line": 31, "column": 9,
+                    "message": 'spec.placement.clusterAffinities[1].affinityName: Duplicate value: "primary"'},
+          "first error %s", first)
+    stored = objs[0]["object"]
+    check(stored["spec"]["resourceSelectors"][0]["namespace"] == "team-a", "selector namespace not defaulted")
+    check(stored["spec"]["priority"] == 0 and stored["spec"]["preemption"] == "Never", "CRD defaults")
+    check(len(stored["metadata"]["labels"]["propagationpolicy.karmada.io/permanent-id"]) == 36, "permanent id")
+    check(stored["metadata"]["finalizers"] == ["karmada.io/propagation-policy-controller"], "finalizer")
+    check(report["summary"] == {"objects": 2, "valid": 1, "invalid": 1, "skipped": 0, "warnings": 0},
+          "summary %s", report["summary"])
+
+
+def test_yaml_show_defaults(env):
+    code, out, _ = env.check("-o", "yaml", "--show-defaults", "policies/list.yaml")
+    check(code == 0, "exit %d", code)
+    check(out.count("---") == 1 and "kind: ClusterPropagationPolicy" in out and "Deployment" not in out,
+          "yaml output:\n%s", out)
+    check("clusterpropagationpolicy.karmada.io/permanent-id:" in out and "schedulerName: default-scheduler" in out,
+          "defaults missing:\n%s", out)
+
+
+def test_same_verdicts_as_the_webhook(env):
+    """Each object as check stores it, sent to the validating path, gets check's verdict and fields;
+    and the object as written, through the mutating then validating path, gets the same fields."""
+    _, out, _ = env.check("-o", "json", "--show-defaults", "policies")
+    paths = {"PropagationPolicy": "propagationpolicy", "ClusterPropagationPolicy": "clusterpropagationpolicy",
+             "WorkloadRebalancer": "workloadrebalancer", "ScheduleTrigger": "scheduletrigger"}
+    groups = {"WorkloadRebalancer": "apps.karmada.io"}
+    compared = 0
+    for o in json.loads(out)["objects"]:
+        if o["verdict"] == "skipped":
+            continue
+        kind = o["kind"]
+        review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                  "request": {"uid": "check-%d" % compared,
+                              "kind": {"group": groups.get(kind, "policy.karmada.io"), "version": "v1alpha1",
+                                       "kind": kind},
+                              "namespace": o.get("namespace", ""), "name": o["name"], "operation": "CREATE",
+                              "object": o["object"], "oldObject": None}}
+        response = env.review("/validate-" + paths[kind], review)
+        want_fields = [e["field"] for e in o["errors"]]
+        got_fields = [c["field"] for c in response.get("status", {}).get("details", {}).get("causes", [])]
+        check(response["allowed"] == (o["verdict"] == "valid"), "%s/%s: webhook allowed=%s, check says %s",
+              kind, o["name"], response["allowed"], o["verdict"])
+        check(got_fields == want_fields, "%s/%s: webhook fields %s, check fields %s", kind, o["name"],
+              got_fields, want_fields)
+        # The stored object through the mutating path again changes nothing but the CREATE-only id.
+        mutated = env.review("/mutate-" + paths[kind], review)
+        if "patch" in mutated:
+            ops = json.loads(base64.b64decode(mutated["patch"]))
+            check(all(op["path"].endswith("permanent-id") for op in ops),
+                  "%s/%s: the stored object still needed %s", kind, o["name"], ops)
+        compared += 1
+    check(compared == 6, "compared %d objects, expected 6", compared)
+
+
+def test_ten_thousand_policies(env):
+    """Scale: many documents in one stream (the figure itself is printed by test/bench/check_bench.sh)."""
+    doc = open(os.path.join(env.root, "policies", "team-a", "propagation.yaml")).read().split("---")[0]
+    stream = "".join(doc.replace("name: nginx\n", "name: nginx-%d\n" % i, 1) + "---\n" for i in range(10000))
+    code, out, _ = env.check("--quiet", "-", stdin=stream.encode())
+    check(code == 0 and out == "", "10 000 valid policies: exit %d, output %r", code, out[:300])
+
+
+TESTS = [
+    test_directory_text_output,
+    test_quiet_prints_problems_only,
+    test_valid_file_exits_0,
+    test_strict_makes_unknown_kinds_errors,
+    test_warnings_as_errors,
+    test_syntax_error_exit_2,
+    test_unreadable_path_exit_2,
+    test_json_output,
+    test_yaml_show_defaults,
+    test_same_verdicts_as_the_webhook,
+    test_ten_thousand_policies,
+]
+
+
+def run(args):
+    return harness.run_tests(TESTS, Env(args))
+
+
+if __name__ == "__main__":
+    harness.main(run)
