@@ -8,9 +8,9 @@ CERT_DIR ?= certs/dev
 
 # Everything the build, the tests and the benchmark need, all from Debian's packages.
 DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
-	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 curl wrk
+	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk
 
-.PHONY: all deps build test run certs bench clean
+.PHONY: all deps build test test-asan run certs bench clean
 
 all: build
 
@@ -18,6 +18,7 @@ all: build
 deps:
 	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	command -v kubectl >/dev/null || missing="$$missing kubernetes-client"; \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
@@ -31,6 +32,15 @@ build: deps
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 1
+
+# The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer).
+ASAN_BUILD ?= build-asan
+export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
+export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
+test-asan: deps
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_SANITIZE=ON
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j 1
 
 certs: deps
 	certs/make-certs.sh $(CERT_DIR)
