@@ -1,15 +1,37 @@
 #include "check/source.hpp"
 
+#include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
 #include <cstdlib>
+#include <sstream>
 #include <string_view>
+#include <vector>
 
 namespace kpw::check {
 namespace {
 
 constexpr int kMaxDepth = 128;
+// Aliases may not expand a file beyond this many values ("billion laughs").
+constexpr std::size_t kMaxAliasValues = 1'000'000;
+
+// Values in `v`, counted without recursion.
+std::size_t count_values(const JsonValue& v) {
+  std::size_t n = 0;
+  std::vector<const JsonValue*> todo{&v};
+  while (!todo.empty()) {
+    const JsonValue* cur = todo.back();
+    todo.pop_back();
+    ++n;
+    if (cur->IsArray()) {
+      for (const JsonValue& item : cur->GetArray()) todo.push_back(&item);
+    } else if (cur->IsObject()) {
+      for (auto it = cur->MemberBegin(); it != cur->MemberEnd(); ++it) todo.push_back(&it->value);
+    }
+  }
+  return n;
+}
 
 Position position_of(const YAML::Mark& mark) {
   if (mark.line < 0) return {};
@@ -55,9 +77,8 @@ bool is_float(std::string_view s) {
 
 // A scalar as Kubernetes' YAML reader (go-yaml v2, YAML 1.1) types it: plain scalars may be null,
 // booleans (yes/no/on/off too) or numbers; quoted ones are strings.
-void convert_scalar(const YAML::Node& node, JsonValue& out, JsonAllocator& alloc) {
-  const std::string& s = node.Scalar();
-  const std::string& tag = node.Tag();
+void convert_scalar(const std::string& s, const std::string& tag, JsonValue& out,
+                    JsonAllocator& alloc) {
   auto as_string = [&] { out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc); };
   if (tag == "!" || tag == "tag:yaml.org,2002:str") return as_string();
   const bool plain = tag == "?" || tag.empty();
@@ -104,86 +125,263 @@ void convert_scalar(const YAML::Node& node, JsonValue& out, JsonAllocator& alloc
   as_string();
 }
 
-class Converter {
+// Builds one JSON document per YAML document straight from the parser's events (no YAML::Node
+// tree, no recursion here), recording where every key and item was written.
+class Builder : public YAML::EventHandler {
  public:
-  Converter(SourceObject& target) : target_(target) {}
-
-  bool convert(const YAML::Node& node, JsonValue& out, JsonAllocator& alloc,
-               const std::string& path, int depth) {
-    if (depth > kMaxDepth) {
-      error_ = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
-      error_at_ = position_of(node.Mark());
-      return false;
-    }
-    switch (node.Type()) {
-      case YAML::NodeType::Undefined:
-      case YAML::NodeType::Null:
-        out.SetNull();
-        return true;
-      case YAML::NodeType::Scalar:
-        convert_scalar(node, out, alloc);
-        return true;
-      case YAML::NodeType::Sequence: {
-        out.SetArray();
-        std::size_t i = 0;
-        for (const YAML::Node& item : node) {
-          const std::string item_path = path + "[" + std::to_string(i++) + "]";
-          target_.positions.emplace(item_path, position_of(item.Mark()));
-          JsonValue v;
-          if (!convert(item, v, alloc, item_path, depth + 1)) return false;
-          out.PushBack(v, alloc);
-        }
-        return true;
-      }
-      case YAML::NodeType::Map: {
-        out.SetObject();
-        for (auto it = node.begin(); it != node.end(); ++it) {
-          const std::string key = it->first.IsScalar() ? it->first.Scalar() : std::string("?");
-          const std::string child = path.empty() ? key : path + "." + key;
-          const Position at = position_of(it->first.Mark());
-          target_.positions.emplace(child, at);
-          if (!path.empty()) target_.positions.emplace(path + "[" + key + "]", at);
-          JsonValue v;
-          if (!convert(it->second, v, alloc, child, depth + 1)) return false;
-          const JsonValue name(key.data(), static_cast<rapidjson::SizeType>(key.size()), alloc);
-          auto existing = out.FindMember(name);
-          if (existing != out.MemberEnd()) {
-            existing->value = v;  // a repeated key: the last one wins, as in Kubernetes' reader
-          } else {
-            out.AddMember(JsonValue(key.data(), static_cast<rapidjson::SizeType>(key.size()), alloc),
-                          v, alloc);
-          }
-        }
-        return true;
-      }
-    }
-    return true;
+  void OnDocumentStart(const YAML::Mark&) override {
+    doc_ = std::make_unique<JsonDocument>();
+    positions_.clear();
+    stack_.clear();
+    anchors_.clear();
+    expanded_ = 0;
+    root_set_ = false;
+    only_null_ = true;
   }
+  void OnDocumentEnd() override {}
 
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    JsonValue v;
+    put(mark, anchor, std::move(v));
+    last_null_mark_ = mark;
+  }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
+    only_null_ = false;
+    JsonValue v;
+    auto it = anchors_.find(anchor);
+    if (it != anchors_.end()) {
+      expanded_ += it->second.values;
+      if (expanded_ > kMaxAliasValues) {
+        if (error_.empty()) {
+          error_ = "aliases expand to more than " + std::to_string(kMaxAliasValues) + " values";
+          error_at_ = position_of(mark);
+        }
+      } else {
+        v.CopyFrom(*it->second.value, doc_->GetAllocator());
+      }
+    }
+    put(mark, 0, std::move(v));
+  }
+  void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
+                const std::string& value) override {
+    only_null_ = false;
+    if (expecting_key()) {
+      Frame& f = stack_.back();
+      f.key = value;
+      f.key_mark = mark;
+      f.has_key = true;
+      return;
+    }
+    JsonValue v;
+    convert_scalar(value, tag, v, doc_->GetAllocator());
+    put(mark, anchor, std::move(v));
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                       YAML::EmitterStyle::value) override {
+    open(mark, anchor, rapidjson::kArrayType);
+  }
+  void OnSequenceEnd() override { close(); }
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
+                  YAML::EmitterStyle::value) override {
+    open(mark, anchor, rapidjson::kObjectType);
+  }
+  void OnMapEnd() override { close(); }
+
+  // After HandleNextDocument: the document built, or null when it was empty.
+  std::unique_ptr<JsonDocument> take(Position& start, std::unordered_map<std::string, Position>& positions) {
+    start = root_mark_;
+    positions.swap(positions_);
+    return std::move(doc_);
+  }
+  bool only_null() const { return only_null_; }
+  YAML::Mark last_null_mark() const { return last_null_mark_; }
   const std::string& error() const { return error_; }
   Position error_at() const { return error_at_; }
 
  private:
-  SourceObject& target_;
+  struct Frame {
+    JsonValue value;
+    std::string path;
+    YAML::anchor_t anchor = 0;
+    bool has_key = false;  // maps: a key is waiting for its value
+    std::string key;
+    YAML::Mark key_mark;
+    bool complex_key = false;  // a map or sequence used as a key: its value is dropped
+  };
+
+  bool expecting_key() const {
+    return !stack_.empty() && stack_.back().value.IsObject() && !stack_.back().has_key &&
+           !stack_.back().complex_key;
+  }
+
+  // The path and position of the value about to be placed in the innermost container.
+  std::string child_path(const YAML::Mark& mark) {
+    if (stack_.empty()) {
+      root_mark_ = position_of(mark);
+      return "";
+    }
+    Frame& f = stack_.back();
+    if (f.value.IsArray()) {
+      std::string p = f.path + "[" + std::to_string(f.value.Size()) + "]";
+      positions_.emplace(p, position_of(mark));
+      return p;
+    }
+    std::string p = f.path.empty() ? f.key : f.path + "." + f.key;
+    const Position at = position_of(f.key_mark);
+    positions_.emplace(p, at);
+    if (!f.path.empty()) positions_.emplace(f.path + "[" + f.key + "]", at);
+    return p;
+  }
+
+  void open(const YAML::Mark& mark, YAML::anchor_t anchor, rapidjson::Type type) {
+    only_null_ = false;
+    if (stack_.size() >= static_cast<std::size_t>(kMaxDepth)) {
+      if (error_.empty()) {
+        error_ = "nesting deeper than " + std::to_string(kMaxDepth) + " levels";
+        error_at_ = position_of(mark);
+      }
+    }
+    if (expecting_key()) {
+      stack_.back().complex_key = true;  // a collection as a key: JSON cannot hold it
+    }
+    Frame f;
+    f.path = stack_.empty() || stack_.back().complex_key ? std::string() : child_path(mark);
+    if (stack_.empty()) root_mark_ = position_of(mark);
+    f.value = JsonValue(type);
+    f.anchor = anchor;
+    stack_.push_back(std::move(f));
+  }
+
+  void close() {
+    Frame f = std::move(stack_.back());
+    stack_.pop_back();
+    if (!stack_.empty() && stack_.back().complex_key && stack_.back().value.IsObject() &&
+        !stack_.back().has_key) {
+      // The collection was a key; remember a placeholder key so its value is skipped.
+      stack_.back().complex_key = false;
+      stack_.back().has_key = true;
+      stack_.back().key.assign(1, '?');  // (not = "?": GCC 12 -Wrestrict false positive)
+      return;
+    }
+    remember(f.anchor, f.value);
+    place(std::move(f.value));
+  }
+
+  void put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v) {
+    if (expecting_key()) {  // null or alias as a key
+      Frame& f = stack_.back();
+      f.key = v.IsString() ? std::string(v.GetString(), v.GetStringLength()) : std::string("null");
+      f.key_mark = mark;
+      f.has_key = true;
+      return;
+    }
+    if (!stack_.empty() && !stack_.back().value.IsArray()) (void)child_path(mark);
+    if (!stack_.empty() && stack_.back().value.IsArray()) (void)child_path(mark);
+    if (stack_.empty()) root_mark_ = position_of(mark);
+    remember(anchor, v);
+    place(std::move(v));
+  }
+
+  void remember(YAML::anchor_t anchor, const JsonValue& v) {
+    if (anchor == 0) return;
+    Anchored a{std::make_unique<JsonValue>(), count_values(v)};
+    a.value->CopyFrom(v, doc_->GetAllocator());
+    anchors_[anchor] = std::move(a);
+  }
+
+  // Places a finished value into its container (or as the document).
+  void place(JsonValue&& v) {
+    auto& alloc = doc_->GetAllocator();
+    if (stack_.empty()) {
+      static_cast<JsonValue&>(*doc_) = std::move(v);
+      root_set_ = true;
+      return;
+    }
+    Frame& f = stack_.back();
+    if (f.value.IsArray()) {
+      f.value.PushBack(v, alloc);
+      return;
+    }
+    f.has_key = false;
+    if (f.key == "?") return;  // the value of a complex key
+    if (f.key == "<<" && (v.IsObject() || v.IsArray())) {
+      merge(f.value, v);  // YAML merge keys, as Kubernetes' reader applies them
+      return;
+    }
+    const JsonValue name(rapidjson::StringRef(f.key.data(), static_cast<rapidjson::SizeType>(f.key.size())));
+    auto existing = f.value.FindMember(name);
+    if (existing != f.value.MemberEnd()) {
+      existing->value = v;  // a repeated key: the last one wins, as in Kubernetes' reader
+    } else {
+      f.value.AddMember(JsonValue(f.key.data(), static_cast<rapidjson::SizeType>(f.key.size()), alloc), v,
+                        alloc);
+    }
+  }
+
+  // `<<: *base` (or a list of them): members the map does not set itself.
+  void merge(JsonValue& into, JsonValue& from) {
+    auto& alloc = doc_->GetAllocator();
+    auto merge_one = [&](JsonValue& src) {
+      if (!src.IsObject()) return;
+      for (auto it = src.MemberBegin(); it != src.MemberEnd(); ++it) {
+        if (into.FindMember(it->name) != into.MemberEnd()) continue;
+        JsonValue name(it->name, alloc);
+        JsonValue value(it->value, alloc);
+        into.AddMember(name, value, alloc);
+      }
+    };
+    if (from.IsArray()) {
+      for (JsonValue& item : from.GetArray()) merge_one(item);
+    } else {
+      merge_one(from);
+    }
+  }
+
+  std::unique_ptr<JsonDocument> doc_;
+  std::unordered_map<std::string, Position> positions_;
+  std::vector<Frame> stack_;
+  struct Anchored {
+    std::unique_ptr<JsonValue> value;
+    std::size_t values;
+  };
+  std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+  std::size_t expanded_ = 0;
+  Position root_mark_;
+  bool root_set_ = false;
+  bool only_null_ = true;
+  YAML::Mark last_null_mark_;
   std::string error_;
   Position error_at_;
 };
 
-bool is_list(const YAML::Node& doc) {
-  if (!doc.IsMap()) return false;
-  const YAML::Node kind = doc["kind"];
-  const YAML::Node items = doc["items"];
-  return kind && kind.IsScalar() && kind.Scalar() == "List" && items && items.IsSequence();
+bool is_list(const JsonValue& doc) {
+  if (!doc.IsObject()) return false;
+  auto kind = doc.FindMember("kind");
+  auto items = doc.FindMember("items");
+  return kind != doc.MemberEnd() && kind->value.IsString() &&
+         std::string_view(kind->value.GetString(), kind->value.GetStringLength()) == "List" &&
+         items != doc.MemberEnd() && items->value.IsArray();
+}
+
+// The positions under `prefix` (`items[3]`), re-rooted at that item.
+std::unordered_map<std::string, Position> positions_under(
+    const std::unordered_map<std::string, Position>& all, const std::string& prefix) {
+  std::unordered_map<std::string, Position> out;
+  for (const auto& [path, at] : all) {
+    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
+    const char next = path[prefix.size()];
+    if (next == '.') out.emplace(path.substr(prefix.size() + 1), at);
+    if (next == '[') out.emplace(path.substr(prefix.size()), at);
+  }
+  return out;
 }
 
 }  // namespace
 
 bool plain_scalar_is_string(const std::string& text) {
-  YAML::Node node(text);  // a plain scalar: tag "?" as the parser gives it
-  node.SetTag("?");
   JsonAllocator alloc;
   JsonValue v;
-  convert_scalar(node, v, alloc);
+  convert_scalar(text, "?", v, alloc);  // "?": a plain scalar, as the parser tags it
   return v.IsString();
 }
 
@@ -206,36 +404,54 @@ Position SourceObject::locate(const std::string& field) const {
 
 LoadedFile load(const std::string& text) {
   LoadedFile file;
-  std::vector<YAML::Node> docs;
+  std::istringstream in(text);
+  Builder builder;
+  std::size_t index = 0;
+  bool have_null = false;
+  YAML::Mark previous_null;
   try {
-    docs = YAML::LoadAll(text);
-  } catch (const YAML::Exception& e) {
-    file.syntax_error = SyntaxError{position_of(e.mark), e.msg};
-    return file;
-  }
-  auto add = [&](const YAML::Node& node, std::size_t index) {
-    SourceObject obj;
-    obj.document = index;
-    obj.start = position_of(node.Mark());
-    obj.json = std::make_unique<JsonDocument>();
-    Converter converter(obj);
-    if (!converter.convert(node, *obj.json, obj.json->GetAllocator(), "", 0)) {
-      file.syntax_error = SyntaxError{converter.error_at(), converter.error()};
-      return false;
-    }
-    file.objects.push_back(std::move(obj));
-    return true;
-  };
-  for (std::size_t i = 0; i < docs.size(); ++i) {
-    const YAML::Node& doc = docs[i];
-    if (doc.IsNull() || !doc.IsDefined()) continue;  // an empty document
-    if (is_list(doc)) {
-      for (const YAML::Node& item : doc["items"]) {
-        if (!add(item, i)) return file;
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(builder)) {
+      if (!builder.error().empty()) {
+        file.syntax_error = SyntaxError{builder.error_at(), builder.error()};
+        return file;
       }
-      continue;
+      SourceObject obj;
+      obj.document = index++;
+      obj.json = builder.take(obj.start, obj.positions);
+      if (builder.only_null()) {
+        // yaml-cpp 0.7 can report the same empty document forever on input it cannot parse
+        // (a stray `,`): an empty document that did not move past the previous one is an error.
+        const YAML::Mark at = builder.last_null_mark();
+        if (have_null && at.pos == previous_null.pos) {
+          file.syntax_error = SyntaxError{position_of(at), "unexpected character"};
+          return file;
+        }
+        have_null = true;
+        previous_null = at;
+        continue;  // an empty document
+      }
+      have_null = false;
+      if (obj.json && is_list(*obj.json)) {
+        JsonValue& items = (*obj.json)["items"];
+        for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+          SourceObject item;
+          item.document = obj.document;
+          const std::string prefix = "items[" + std::to_string(i) + "]";
+          item.positions = positions_under(obj.positions, prefix);
+          auto at = obj.positions.find(prefix);
+          item.start = at == obj.positions.end() ? obj.start : at->second;
+          item.json = std::make_unique<JsonDocument>();
+          item.json->CopyFrom(items[i], item.json->GetAllocator());
+          file.objects.push_back(std::move(item));
+        }
+        continue;
+      }
+      file.objects.push_back(std::move(obj));
     }
-    if (!add(doc, i)) return file;
+  } catch (const YAML::Exception& e) {
+    file.objects.clear();
+    file.syntax_error = SyntaxError{position_of(e.mark), e.msg};
   }
   return file;
 }
