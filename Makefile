@@ -10,7 +10,7 @@ CERT_DIR ?= certs/dev
 DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
 	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk
 
-.PHONY: all deps build test test-asan run certs bench clean
+.PHONY: all deps build test test-asan fuzz run certs bench clean
 
 all: build
 
@@ -41,6 +41,24 @@ test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_SANITIZE=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j 1
+
+# libFuzzer targets (clang), each run for FUZZ_SECONDS after replaying past crash inputs.
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 300
+FUZZ_PACKAGES := clang libclang-rt-14-dev
+fuzz: deps
+	@missing=$$(for p in $(FUZZ_PACKAGES); do \
+	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "installing:" $$missing; \
+	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
+	  $$sudo apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_FUZZ=ON \
+	  -DBUILD_TESTING=OFF
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source
+	test/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 certs: deps
 	certs/make-certs.sh $(CERT_DIR)

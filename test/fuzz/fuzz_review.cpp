@@ -1,0 +1,87 @@
+// libFuzzer: untrusted bytes as an AdmissionReview body, through every registered path's handler
+// and the answer encoder. The answer must always be well-formed: JSON (UTF-8) for a review, a
+// patch only on an allowed mutating answer, and that patch a JSON array.
+#include <rapidjson/document.h>
+#include <rapidjson/error/en.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+#include "admission/json.hpp"
+#include "admission/registry.hpp"
+#include "admission/service.hpp"
+
+namespace {
+
+[[noreturn]] void fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "fuzz_review: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+// base64 → bytes; false when malformed.
+bool decode_base64(std::string_view in, std::string& out) {
+  auto value = [](char c) -> int {
+    if (c >= 'A' && c <= 'Z') return c - 'A';
+    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
+    if (c >= '0' && c <= '9') return c - '0' + 52;
+    if (c == '+') return 62;
+    if (c == '/') return 63;
+    return -1;
+  };
+  if (in.size() % 4 != 0) return false;
+  for (std::size_t i = 0; i < in.size(); i += 4) {
+    int v[4];
+    for (int k = 0; k < 4; ++k) v[k] = in[i + k] == '=' ? 0 : value(in[i + k]);
+    if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) return false;
+    const unsigned n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
+    out.push_back(static_cast<char>((n >> 16) & 0xff));
+    if (in[i + 2] != '=') out.push_back(static_cast<char>((n >> 8) & 0xff));
+    if (in[i + 3] != '=') out.push_back(static_cast<char>(n & 0xff));
+  }
+  return true;
+}
+
+void check_answer(const kpw::Webhook& hook, const kpw::HttpAnswer& answer) {
+  if (answer.status != 200 && answer.status != 400) {
+    fail("unexpected HTTP status", std::to_string(answer.status));
+  }
+  rapidjson::Document doc;
+  doc.Parse<rapidjson::kParseValidateEncodingFlag>(answer.body.c_str(), answer.body.size());
+  if (doc.HasParseError()) {
+    fail("answer is not valid JSON", rapidjson::GetParseError_En(doc.GetParseError()));
+  }
+  if (!doc.IsObject() || !doc.HasMember("response") || !doc["response"].IsObject()) {
+    fail("answer has no response object", answer.body);
+  }
+  const auto& response = doc["response"];
+  if (!response.HasMember("allowed") || !response["allowed"].IsBool()) {
+    fail("response.allowed missing", answer.body);
+  }
+  const bool has_patch = response.HasMember("patch");
+  if (has_patch != response.HasMember("patchType")) fail("patch without patchType", answer.body);
+  if (!has_patch) return;
+  if (!hook.mutating || !response["allowed"].GetBool()) fail("patch where none belongs", answer.body);
+  std::string ops;
+  if (!response["patch"].IsString() ||
+      !decode_base64(std::string_view(response["patch"].GetString(), response["patch"].GetStringLength()), ops)) {
+    fail("patch is not base64", answer.body);
+  }
+  rapidjson::Document patch;
+  patch.Parse<rapidjson::kParseValidateEncodingFlag>(ops.c_str(), ops.size());
+  if (patch.HasParseError() || !patch.IsArray() || patch.Empty()) fail("patch is not a non-empty array", ops);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  static std::string body;
+  static kpw::HttpAnswer answer;
+  for (const kpw::Webhook& hook : kpw::webhooks()) {
+    body.assign(reinterpret_cast<const char*>(data), size);
+    kpw::handle_http("POST", hook.path, "application/json", body, answer);
+    check_answer(hook, answer);
+  }
+  return 0;
+}

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Runs each libFuzzer target for SECONDS (default 60) on corpora seeded from the fixtures, after
+# replaying every input that ever crashed (test/fuzz/regressions/<target>/).
+#
+#   test/fuzz/run.sh BUILD_DIR [SECONDS]
+#
+# A crash leaves its input in the printed artifact path: copy it to
+# test/fuzz/regressions/<target>/ with the fix, so it is replayed on every run from then on.
+set -euo pipefail
+build="${1:?usage: $0 BUILD_DIR [SECONDS]}"
+seconds="${2:-60}"
+here="$(cd "$(dirname "$0")" && pwd)"
+root="$(cd "$here/../.." && pwd)"
+work="$(mktemp -d)"
+trap 'rm -rf "$work"' EXIT
+export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
+export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+
+# Seeds: every fixture's request body (review), every object a fixture carries (patch), every
+# policy file of the check fixtures and the examples (check_source).
+python3 - "$root" "$work" <<'PY'
+import json, os, sys
+root, work = sys.argv[1], sys.argv[2]
+for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source"):
+    os.makedirs(os.path.join(work, d))
+n = 0
+for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
+    for name in sorted(files):
+        path = os.path.join(dirpath, name)
+        n += 1
+        if os.sep + "check" + os.sep in path + os.sep and "fixtures" + os.sep + "check" in path:
+            with open(path, "rb") as f:
+                open(os.path.join(work, "fuzz_check_source", "%04d" % n), "wb").write(f.read())
+            continue
+        if not name.endswith(".json"):
+            continue
+        fixture = json.load(open(path))
+        review = fixture.get("review")
+        body = review if isinstance(review, str) else json.dumps(review)
+        open(os.path.join(work, "fuzz_review", "%04d" % n), "w").write(body)
+        obj = review.get("request", {}).get("object") if isinstance(review, dict) else None
+        if isinstance(obj, dict):
+            open(os.path.join(work, "fuzz_patch", "%04d" % n), "w").write(json.dumps(obj))
+        if isinstance(review, dict):  # the same objects as YAML-ish input for the loader
+            open(os.path.join(work, "fuzz_check_source", "j%04d" % n), "w").write(json.dumps(obj))
+PY
+
+status=0
+for target in fuzz_review fuzz_patch fuzz_check_source; do
+  bin="$build/test/fuzz/$target"
+  [ -x "$bin" ] || { echo "$0: $bin is not built (make fuzz builds it)" >&2; exit 1; }
+  regressions=("$here/regressions/$target"/*)
+  if [ -e "${regressions[0]}" ]; then
+    echo "== $target: replaying ${#regressions[@]} past crash input(s)"
+    "$bin" "${regressions[@]}" >"$work/$target.replay.log" 2>&1 || {
+      echo "FAIL $target: a past crash input fails again:" >&2
+      tail -30 "$work/$target.replay.log" >&2
+      status=1
+      continue
+    }
+  fi
+  echo "== $target: ${seconds}s on $(ls "$work/$target" | wc -l) seeds"
+  mkdir -p "$work/artifacts/$target"
+  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+      -print_final_stats=1 -artifact_prefix="$work/artifacts/$target/" "$work/$target" \
+      >"$work/$target.log" 2>&1; then
+    grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$work/$target.log" | sed 's/^/   /'
+    echo "   no crash, leak, hang or sanitizer report"
+  else
+    echo "FAIL $target:" >&2
+    tail -40 "$work/$target.log" >&2
+    for a in "$work/artifacts/$target"/*; do
+      [ -e "$a" ] || continue
+      keep="$root/test/fuzz/regressions/$target/$(basename "$a")"
+      cp "$a" "$keep"
+      echo "   crash input saved as $keep: fix the bug, keep the file" >&2
+    done
+    status=1
+  fi
+done
+exit "$status"
