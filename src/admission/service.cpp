@@ -147,16 +147,16 @@ std::string qualified_kind(std::string_view group, std::string_view kind) {
 // Checks that `request.kind` is the kind `hook` serves; fills `problem` when it is not.
 bool kind_matches(const Webhook& hook, const JsonValue* request, std::string& problem) {
   const JsonValue* kind = object_member(request, "kind");
-  const std::string served = qualified_kind(hook.group, hook.kind);
   if (kind == nullptr) {
-    problem = "request.kind is required: " + std::string(hook.path) + " serves " + served;
+    problem = "request.kind is required: " + std::string(hook.path) + " serves " +
+              qualified_kind(hook.group, hook.kind);
     return false;
   }
   std::string_view group = string_or_empty(kind, "group");
   std::string_view name = string_or_empty(kind, "kind");
-  if (group == hook.group && name == hook.kind) return true;
+  if (group == hook.group && name == hook.kind) return true;  // (no string built on this path)
   problem = "request.kind " + qualified_kind(group, name) + " is not served by " +
-            std::string(hook.path) + ", which serves " + served;
+            std::string(hook.path) + ", which serves " + qualified_kind(hook.group, hook.kind);
   return false;
 }
 

@@ -7,8 +7,10 @@
 // can be subtracted. The HttpAnswer is reused the way the server's session reuses it.
 #include <benchmark/benchmark.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
+#include <new>
 #include <fstream>
 #include <iterator>
 #include <string>
@@ -19,6 +21,27 @@
 #ifndef KPW_BENCH_DIR
 #error "KPW_BENCH_DIR must name the directory holding the review bodies"
 #endif
+
+// Every heap allocation of the process is counted, so each Review/* figure can say how many
+// allocations one review makes in steady state (the target is zero where it can be arranged).
+namespace {
+std::atomic<std::uint64_t> g_allocations{0};
+}  // namespace
+
+// GCC sees the malloc in our operator new and the free in our operator delete as a mismatch.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -71,6 +94,13 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   }
   const std::size_t answer_bytes = answer.body.size();
 
+  // Warm up, then count allocations over the timed loop.
+  for (int i = 0; i < 16; ++i) {
+    body.assign(pristine);
+    reset(answer);
+    kpw::handle_http("POST", path, "application/json", body, answer);
+  }
+  const std::uint64_t before = g_allocations.load();
   for (auto _ : state) {
     body.assign(pristine);  // part of the measurement: see BM_CopyBody
     reset(answer);
@@ -78,6 +108,8 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
     benchmark::DoNotOptimize(answer.body.data());
     benchmark::ClobberMemory();
   }
+  state.counters["allocs"] = static_cast<double>(g_allocations.load() - before) /
+                             static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(pristine.size()));
   state.counters["body_B"] = static_cast<double>(pristine.size());
