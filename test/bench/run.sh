@@ -50,6 +50,9 @@ WRK_THREADS="${WRK_THREADS:-2}"
 SERVER_THREADS="${SERVER_THREADS:-1}"
 PIN="${PIN:-0}"
 BENCH_MIN_TIME="${BENCH_MIN_TIME:-0.5}"
+OPEN_RATE="${OPEN_RATE:-1000}"          # open-loop latency: requests/s over OPEN_CONNECTIONS
+OPEN_CONNECTIONS="${OPEN_CONNECTIONS:-25}"
+OPEN_SECONDS="${OPEN_SECONDS:-10}"
 
 body="$here/pp-review.json"
 path="/validate-propagationpolicy"
@@ -57,6 +60,7 @@ lua="$here/post.lua"
 webhook="$build/karmada-policy-webhook"
 ceiling="$build/test/bench/ceiling_server"
 review_bench="$build/test/bench/review_bench"
+openloop="$build/test/bench/openloop"
 
 # ---- preflight ----
 missing=0
@@ -149,7 +153,7 @@ cpu_percent() { awk -v t="$1" -v s="$2" -v hz="$clk_tck" 'BEGIN { printf "%.0f",
 cpu_us_each() { awk -v t="$1" -v n="$2" -v hz="$clk_tck" 'BEGIN { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else print "n/a" }'; }
 
 # Figures per server, filled by measure.
-declare -A rps p50 p99 rss_kib tls_rps errors cpu_ka cpu_new us_ka us_new
+declare -A rps p50 p99 rss_kib tls_rps errors cpu_ka cpu_new us_ka us_new open_p99 open_p999
 
 # measure LABEL EXPECT_UID COMMAND...: start, check one answer, load, sample, stop.
 measure() {
@@ -229,6 +233,15 @@ measure() {
   # read errors here would be connections closed under wrk before an answer
   errs=$((errs + $(field "$line" read_errors)))
   errors[$label]="$errs"
+  # Open loop: a fixed rate over keep-alive connections, latency from each scheduled send time.
+  if [ -x "$openloop" ]; then
+    local open
+    open="$("$openloop" --port "$port" --ca "$tmp/certs/ca.crt" --body "$body" --path "$path" \
+      --rate "$OPEN_RATE" --connections "$OPEN_CONNECTIONS" --seconds "$OPEN_SECONDS" || true)"
+    echo "   open loop: $open"
+    open_p99[$label]="$(field "$open" p99_us)"
+    open_p999[$label]="$(field "$open" p999_us)"
+  fi
   rss_kib[$label]="$(vm_hwm_kib "$server_pid")"
   echo "   server CPU: ${cpu_new[$label]}% of a core, ${us_new[$label]} µs per connection; VmHWM after new-connection load: ${rss_kib[$label]} kB"
   if [ "$errs" -ne 0 ]; then
@@ -343,4 +356,50 @@ if [ -n "$bench_summary" ]; then
   echo "  ns per review (handle_http, one core, no TLS/HTTP):"
   echo "$bench_summary"
 fi
+# ---- the targets of the performance issue, in one table ----
+ns_of() {  # ns_of NAME FIELD: a figure of one review_bench run
+  [ -f "$tmp/review_bench.json" ] || { echo n/a; return; }
+  python3 - "$tmp/review_bench.json" "$1" "$2" <<'PY'
+import json, sys
+for r in json.load(open(sys.argv[1]))["benchmarks"]:
+    if r["name"] == sys.argv[2] and r.get("run_type", "iteration") == "iteration":
+        scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[r.get("time_unit", "ns")]
+        print("%.0f" % (r["real_time"] * scale if sys.argv[3] == "ns" else r.get(sys.argv[3], 0)))
+        break
+else:
+    print("n/a")
+PY
+}
+met() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN {
+  if (v == "n/a" || v == "") { print "n/a"; exit }
+  ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 < t + 0); print ok ? "yes" : "NO" }'; }
+fmt='  %-44s %12s %12s %7s %12s %5s\n'
+echo
+echo "== targets (one run; ratios to the ceiling server from the same library)"
+printf "$fmt" figure ours ceiling ratio target met
+r_val="$(ratio "${rps[real]}" "${rps[ceiling]}")"
+r_mut="$(ratio "${rps[mutate]}" "${rps[ceiling]}")"
+printf "$fmt" "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "$(printf '%.0f' "${rps[real]}")" \
+  "$(printf '%.0f' "${rps[ceiling]}")" "$r_val" ">= 0.80x" "$(met "$r_val" 0.8 '>=')"
+printf "$fmt" "mutating req/s, keep-alive" "$(printf '%.0f' "${rps[mutate]}")" \
+  "$(printf '%.0f' "${rps[ceiling]}")" "$r_mut" ">= 0.70x" "$(met "$r_mut" 0.7 '>=')"
+printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
+  "${open_p99[ceiling]:-n/a}" "" "< 1000" "$(met "${open_p99[real]:-n/a}" 1000 '<')"
+printf "$fmt" "p99.9 at $OPEN_RATE req/s (µs)" "${open_p999[real]:-n/a}" "${open_p999[ceiling]:-n/a}" "" \
+  "< 5000" "$(met "${open_p999[real]:-n/a}" 5000 '<')"
+rss_mib="$(mib "${rss_kib[real]}")"
+printf "$fmt" "peak RSS under load (MiB)" "$rss_mib" "$(mib "${rss_kib[ceiling]}")" "" "< 20" \
+  "$(met "$rss_mib" 20 '<')"
+printf "$fmt" "new TLS connections/s (full handshake)" "$(printf '%.0f' "${tls_rps[real]}")" \
+  "$(printf '%.0f' "${tls_rps[ceiling]}")" "$(ratio "${tls_rps[real]}" "${tls_rps[ceiling]}")" \
+  ">= 3000" "$(met "${tls_rps[real]}" 3000 '>=')"
+v_ns="$(ns_of BM_Review/pp_allowed ns)"
+m_ns="$(ns_of BM_Review/pp_mutate ns)"
+printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
+printf "$fmt" "mutating review in-process (ns)" "$m_ns" "" "" "< 10000" "$(met "$m_ns" 10000 '<')"
+printf "$fmt" "heap allocations per validating review" "$(ns_of BM_Review/pp_allowed allocs)" "" "" "0" \
+  "$(met "$(ns_of BM_Review/pp_allowed allocs)" 1 '<')"
+printf "$fmt" "heap allocations per mutating review" "$(ns_of BM_Review/pp_mutate allocs)" "" "" "few" ""
+echo "  (2 cores: wrk and the server share them; the server runs --threads $SERVER_THREADS, so"
+echo "   rates are lower bounds when the server was not at 100% — see the CPU table above)"
 echo "  (run took $((SECONDS - started)) s)"
