@@ -37,6 +37,7 @@ struct Registry {
   std::array<WebhookSeries, kMaxWebhooks> webhooks;
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
+  Counter closed_since_take{0};
   Counter connections_refused{0};
   Counter handshake_failures{0};
   Counter reloads_ok{0};
@@ -118,7 +119,11 @@ void connection_opened() {
   registry().open_connections.fetch_add(1, kRelaxed);
   registry().connections_total.fetch_add(1, kRelaxed);
 }
-void connection_closed() { registry().open_connections.fetch_sub(1, kRelaxed); }
+void connection_closed() {
+  registry().open_connections.fetch_sub(1, kRelaxed);
+  registry().closed_since_take.fetch_add(1, kRelaxed);
+}
+unsigned long take_closed_connections() { return registry().closed_since_take.exchange(0, kRelaxed); }
 void connection_refused() { registry().connections_refused.fetch_add(1, kRelaxed); }
 void tls_handshake_failed() { registry().handshake_failures.fetch_add(1, kRelaxed); }
 void certificate_reloaded(bool ok) {

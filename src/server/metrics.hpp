@@ -19,6 +19,8 @@ void tls_handshake_failed();
 void certificate_reloaded(bool ok);
 
 long open_connections();
+// Connections closed since the last call (for returning freed memory to the system).
+unsigned long take_closed_connections();
 
 // The text exposition format (version 0.0.4).
 void render(std::string& out);

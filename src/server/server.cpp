@@ -2,6 +2,7 @@
 
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <malloc.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -475,13 +476,33 @@ class CertificateWatcher {
   FileStamp key_;
 };
 
+// After connections close (a burst of clients, an attack), glibc keeps their freed memory; hand
+// it back to the system every few seconds, and only then, so RSS returns to its idle level.
+class MemoryTrimmer {
+ public:
+  explicit MemoryTrimmer(net::io_context& ioc) : timer_(ioc) {}
+  void start() {
+    timer_.expires_after(std::chrono::seconds(2));
+    timer_.async_wait([this](error_code ec) {
+      if (ec) return;
+      if (metrics::take_closed_connections() > 0) malloc_trim(0);
+      start();
+    });
+  }
+  void stop() { timer_.cancel(); }
+
+ private:
+  net::steady_timer timer_;
+};
+
 // The SIGTERM sequence of ServerOptions, driven by one timer.
 class Drain {
  public:
   Drain(net::io_context& ioc, ServerState& state, std::shared_ptr<Listener> listener,
-        std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher)
+        std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher,
+        MemoryTrimmer& trimmer)
       : ioc_(ioc), timer_(ioc), state_(state), listener_(std::move(listener)),
-        plain_(std::move(plain)), watcher_(watcher) {}
+        plain_(std::move(plain)), watcher_(watcher), trimmer_(trimmer) {}
 
   void begin(bool skip_delay) {
     state_.ready = false;
@@ -500,6 +521,7 @@ class Drain {
     state_.stopping = true;
     listener_->close();
     watcher_.stop();
+    trimmer_.stop();
     deadline_ = Clock::now() + state_.options.shutdown_grace;
     close_idle_connections();
     wait();
@@ -541,6 +563,7 @@ class Drain {
   std::shared_ptr<Listener> listener_;
   std::vector<std::shared_ptr<PlainHttpListener>> plain_;
   CertificateWatcher& watcher_;
+  MemoryTrimmer& trimmer_;
   Clock::time_point deadline_;
 };
 
@@ -602,7 +625,9 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   listener->accept();
   CertificateWatcher watcher(ioc, state);
   watcher.start();
-  Drain drain(ioc, state, listener, plain, watcher);
+  MemoryTrimmer trimmer(ioc);
+  trimmer.start();
+  Drain drain(ioc, state, listener, plain, watcher, trimmer);
 
   // SIGTERM (the kubelet) waits out the shutdown delay; SIGINT (a person at a terminal) does not.
   net::signal_set signals(ioc, SIGINT, SIGTERM);

@@ -1,0 +1,414 @@
+#!/usr/bin/env python3
+"""End to end: hostile clients against ONE server process. After every attack the same process
+must answer an allowed and a denied review correctly, and its RSS must stay within 2x the RSS it
+had when idle (after a warm-up). Each attack is bounded in time and prints what it observed.
+
+    test_hostile_clients.py --binary build/karmada-policy-webhook --source .
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import socket
+import ssl
+import sys
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import fixture_check  # noqa: E402
+import harness  # noqa: E402
+from harness import PP_PATH, check  # noqa: E402
+
+HEADER_TIMEOUT = 3.0
+READ_TIMEOUT = 5.0
+HANDSHAKE_TIMEOUT = 3.0
+MAX_CONNECTIONS = 300
+MAX_REQUEST_BYTES = 7 * 1024 * 1024
+
+
+def rss_kib(pid, field="VmRSS"):
+    with open("/proc/%d/status" % pid) as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+class Env:
+    def __init__(self, args, server):
+        self.server = server
+        self.port = server.port
+        self.ca = server.ca
+        load = lambda name: fixture_check.load_fixture(harness.fixture_path(args.source, PP_PATH, name))
+        self.c01_fixture = load("C01-base-allowed.json")
+        self.c08_fixture = load("C08-selector-namespace-mismatch.json")
+        self.c01 = fixture_check.request_body(self.c01_fixture)
+        self.c08 = fixture_check.request_body(self.c08_fixture)
+        self.idle_rss = 0
+        self.note = ""
+
+    def client(self):
+        return harness.Client(self.port, self.ca)
+
+    def raw(self, **kwargs):
+        return harness.raw_tls(self.port, self.ca, **kwargs)
+
+    def review_with(self, mutate):
+        """C01's review with `mutate(review)` applied, as bytes."""
+        review = json.loads(self.c01)
+        mutate(review)
+        return json.dumps(review).encode()
+
+
+def post_raw(conn, body, extra_headers=()):
+    head = ["POST %s HTTP/1.1" % PP_PATH, "Host: localhost", "Content-Type: application/json",
+            "Content-Length: %d" % len(body)] + list(extra_headers)
+    conn.sendall(("\r\n".join(head) + "\r\n\r\n").encode() + body)
+
+
+def still_serves(env):
+    check(env.server.alive(), "the server process died (status %s); stderr:\n%s",
+          env.server.proc.returncode, env.server.stderr()[-2000:])
+    with env.client() as c:
+        a = c.post(PP_PATH, env.c01)
+        check(a.status == 200 and a.json()["response"]["allowed"] is True, "C01 after the attack: %s", a)
+        d = c.post(PP_PATH, env.c08)
+        causes = d.json()["response"]["status"]["details"]["causes"]
+        check(d.json()["response"]["allowed"] is False and causes[0]["field"] == "spec.resourceSelectors[0].namespace",
+              "C08 after the attack: %s", d)
+    # The server hands memory freed by closed connections back every 2 s: give it that long.
+    deadline = time.monotonic() + 5
+    rss = rss_kib(env.server.proc.pid)
+    while rss > 2 * env.idle_rss and time.monotonic() < deadline:
+        time.sleep(0.25)
+        rss = rss_kib(env.server.proc.pid)
+    check(rss <= 2 * env.idle_rss, "RSS %d KiB is more than twice the idle %d KiB", rss, env.idle_rss)
+    print("     %s; RSS %.1f MiB (idle %.1f MiB)" % (env.note or "ok", rss / 1024, env.idle_rss / 1024))
+    env.note = ""
+
+
+def expect_review_error(answer, code):
+    check(answer.status == 200, "HTTP %d, expected 200", answer.status)
+    response = answer.json()["response"]
+    check(response["allowed"] is False and response["status"]["code"] == code,
+          "expected allowed:false code %d, got %s", code, json.dumps(response)[:300])
+    return response
+
+
+# --- slow and many connections --------------------------------------------------------------------
+
+def test_slowloris_200_connections(env):
+    """200 connections send headers a byte a second; a good client still gets answers fast."""
+    stop = threading.Event()
+    cut = []
+    opened = []
+
+    def slow():
+        try:
+            sock = harness.tls_socket(env.port, env.ca, timeout=20)
+        except (OSError, ssl.SSLError):
+            return
+        opened.append(1)
+        t0 = time.monotonic()
+        data = b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\nX-Slow: " + b"x" * 64
+        try:
+            for b in data:
+                if stop.is_set():
+                    break
+                sock.sendall(bytes([b]))
+                time.sleep(1.0)
+        except (OSError, ssl.SSLError):
+            cut.append(time.monotonic() - t0)
+        finally:
+            sock.close()
+
+    threads = [threading.Thread(target=slow, daemon=True) for _ in range(200)]
+    for t in threads:
+        t.start()
+    time.sleep(1.0)
+    latencies = []
+    with env.client() as c:
+        deadline = time.monotonic() + HEADER_TIMEOUT + 2.5
+        while time.monotonic() < deadline:
+            t0 = time.monotonic()
+            a = c.post(PP_PATH, env.c01)
+            latencies.append(time.monotonic() - t0)
+            check(a.status == 200, "good client got HTTP %d", a.status)
+            time.sleep(0.02)
+    stop.set()
+    for t in threads:
+        t.join(10)
+    worst = max(latencies) * 1000
+    check(worst < 100, "a good client waited %.1f ms for an answer (limit 100 ms)", worst)
+    check(len(cut) >= len(opened) * 0.9, "only %d of %d slow connections were cut", len(cut), len(opened))
+    env.note = ("%d slow connections, %d cut after %.1f-%.1f s (header timeout %.0f s); good client: "
+                "%d answers, slowest %.1f ms" % (len(opened), len(cut), min(cut or [0]), max(cut or [0]),
+                                                 HEADER_TIMEOUT, len(latencies), worst))
+
+
+def test_connections_beyond_the_cap(env):
+    good = env.client()
+    good.post(PP_PATH, env.c01)  # opened before the flood
+    idle = []
+    refused = 0
+    try:
+        for _ in range(MAX_CONNECTIONS + 50):
+            try:
+                s = harness.tls_socket(env.port, env.ca, timeout=5)
+                idle.append(s)
+            except (OSError, ssl.SSLError):
+                refused += 1
+        # Some handshakes may complete before the server closes an extra connection: probe them.
+        alive = 0
+        for s in idle:
+            try:
+                s.settimeout(0.05)
+                if s.recv(1) == b"":
+                    refused += 1
+                    continue
+            except socket.timeout:
+                alive += 1
+            except (OSError, ssl.SSLError):
+                refused += 1
+        check(refused >= 40, "only %d of %d connections beyond the cap were refused", refused,
+              MAX_CONNECTIONS + 50)
+        for _ in range(5):
+            a = good.post(PP_PATH, env.c01)
+            check(a.status == 200, "the connection opened before the flood lost service")
+        check(good.connects == 1, "the good client had to reconnect")
+        env.note = "%d connections opened, %d refused at the cap of %d, the existing one kept its service" % (
+            MAX_CONNECTIONS + 50, refused, MAX_CONNECTIONS)
+    finally:
+        for s in idle:
+            s.close()
+        good.close()
+    time.sleep(0.5)
+
+
+# --- bodies ---------------------------------------------------------------------------------------
+
+def test_content_length_one_gigabyte(env):
+    with env.raw() as conn:
+        t0 = time.monotonic()
+        conn.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: 1073741824\r\n\r\n" + b"{" * 1000)
+        a = conn.read_response()
+        took = time.monotonic() - t0
+        check(a.status == 413 and a.json()["response"]["status"]["code"] == 413, "got %s", a)
+        conn.wait_closed()
+    env.note = "HTTP 413 (code 413) after %.0f ms, connection closed, body not read" % (took * 1000)
+
+
+def test_chunked_body_beyond_the_limit(env):
+    with env.raw() as conn:
+        conn.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n")
+        chunk = b"%x\r\n%s\r\n" % (65536, b" " * 65536)
+        sent = 0
+        try:
+            while sent < MAX_REQUEST_BYTES + 2 * 65536:
+                conn.sendall(chunk)
+                sent += 65536
+        except (OSError, ssl.SSLError):
+            pass
+        a = conn.read_response()
+        check(a.status == 413, "a chunked body past the limit got HTTP %d", a.status)
+    env.note = "chunks past %d bytes: HTTP 413 and close" % MAX_REQUEST_BYTES
+
+
+def test_chunked_body_that_stops(env):
+    with env.raw() as conn:
+        t0 = time.monotonic()
+        conn.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n10\r\n{\"request\": {\"a\"\r\n")
+        how = conn.wait_closed(timeout=READ_TIMEOUT + 5)
+        took = time.monotonic() - t0
+        check(took < READ_TIMEOUT + 3, "a stalled chunked body held the connection %.1f s", took)
+    env.note = "stalled chunked body: connection %s after %.1f s (read timeout %.0f s)" % (how, took, READ_TIMEOUT)
+
+
+def test_content_length_and_transfer_encoding(env):
+    smuggled = (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+                b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(env.c01)) + env.c01
+    with env.raw() as conn:
+        body = b"0\r\n\r\n" + smuggled
+        conn.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+                     b"Content-Type: application/json\r\nContent-Length: %d\r\nTransfer-Encoding: chunked\r\n\r\n"
+                     % len(body) + body)
+        a = conn.read_response()
+        check(a.status == 400, "Content-Length with Transfer-Encoding got HTTP %d, expected 400", a.status)
+        how = conn.wait_closed()
+        check(how != "data", "a second (smuggled) request was answered")
+    env.note = "Content-Length + Transfer-Encoding: HTTP 400, connection %s, nothing smuggled" % how
+
+
+def test_pipelined_in_order(env):
+    bodies = [env.c01 if i % 3 else env.c08 for i in range(10)]
+    with env.raw() as conn:
+        conn.sendall(b"".join(
+            (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+             b"Content-Length: %d\r\n\r\n" % len(b)) + b for b in bodies))
+        for i, b in enumerate(bodies):
+            a = conn.read_response()
+            want = b == env.c01
+            check(a.status == 200 and a.json()["response"]["allowed"] is want,
+                  "pipelined answer %d out of order or wrong: %s", i, a)
+    env.note = "10 pipelined requests answered in order"
+
+
+# --- not HTTP, not TLS ----------------------------------------------------------------------------
+
+def test_plaintext_http_on_tls_port(env):
+    s = socket.create_connection(("127.0.0.1", env.port), timeout=5)
+    s.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: x\r\nContent-Length: 2\r\n\r\n{}")
+    data = b""
+    try:
+        data = s.recv(100)
+    except OSError:
+        pass
+    s.close()
+    env.note = "plaintext HTTP: closed (%d bytes back: a TLS alert at most)" % len(data)
+
+
+def test_random_bytes_before_and_after_handshake(env):
+    rnd = random.Random(7)
+    s = socket.create_connection(("127.0.0.1", env.port), timeout=5)
+    try:
+        s.sendall(bytes(rnd.getrandbits(8) for _ in range(65536)))
+    except OSError:
+        pass
+    s.close()
+    with env.raw() as conn:
+        try:
+            conn.sendall(bytes(rnd.getrandbits(8) for _ in range(65536)))
+        except (OSError, ssl.SSLError):
+            pass
+        how = conn.wait_closed()
+    env.note = "64 KiB random bytes before the handshake and after it: connection %s" % how
+
+
+def test_tls_handshake_that_stops(env):
+    ctx = ssl.create_default_context(cafile=env.ca)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = ctx.wrap_bio(incoming, outgoing, server_hostname="localhost")
+    try:
+        tls.do_handshake()
+    except ssl.SSLWantReadError:
+        pass
+    hello = outgoing.read()
+    s = socket.create_connection(("127.0.0.1", env.port), timeout=HANDSHAKE_TIMEOUT + 5)
+    t0 = time.monotonic()
+    s.sendall(hello)  # the ClientHello, then silence
+    closed = None
+    try:
+        while True:
+            if not s.recv(65536):
+                closed = time.monotonic() - t0
+                break
+    except OSError:
+        closed = time.monotonic() - t0
+    s.close()
+    check(closed is not None and closed < HANDSHAKE_TIMEOUT + 2,
+          "a client silent mid-handshake was kept %s s", closed)
+    env.note = "ClientHello then silence: closed after %.1f s (handshake timeout %.0f s)" % (closed, HANDSHAKE_TIMEOUT)
+
+
+# --- malformed reviews ----------------------------------------------------------------------------
+
+def test_invalid_utf8(env):
+    body = env.c01.replace(b'"name":"p"', b'"name":"p\xff\xfe"', 1)
+    check(body != env.c01, "fixture changed: no name to corrupt")
+    with env.client() as c:
+        expect_review_error(c.post(PP_PATH, body), 400)
+    env.note = "bytes FF FE in a string: code 400"
+
+
+def test_duplicate_keys(env):
+    body = env.c01.replace(b'"spec":{', b'"spec":{"priority":1,"priority":2,', 1)
+    check(body != env.c01, "fixture changed: no spec")
+    with env.client() as c:
+        r = expect_review_error(c.post(PP_PATH, body), 400)
+    env.note = "duplicate keys: code 400 (%s)" % r["status"]["message"][:60]
+
+
+def test_numbers_beyond_integer_ranges(env):
+    seen = []
+    with env.client() as c:
+        for value in ("2147483648", "9223372036854775808", "1e400", "-1e400", "1.5", "-2147483649"):
+            body = env.c01.replace(b'"priority":0', b'"priority":' + value.encode(), 1)
+            check(body != env.c01, "fixture changed: no priority")
+            a = c.post(PP_PATH, body)
+            check(a.status == 200, "priority %s: HTTP %d", value, a.status)
+            response = a.json()["response"]
+            code = response["status"]["code"]
+            if code == 403:
+                fields = [x["field"] for x in response["status"]["details"]["causes"]]
+                check(fields == ["spec.priority"], "priority %s: fields %s", value, fields)
+            else:
+                # 1e400 is not a JSON number RapidJSON can hold: an undecodable review.
+                check(code == 400 and value in ("1e400", "-1e400"), "priority %s: code %d", value, code)
+            seen.append("%s->%d" % (value, code))
+    env.note = "spec.priority " + ", ".join(seen)
+
+
+def test_million_deep_nesting(env):
+    with env.client() as c:
+        t0 = time.monotonic()
+        expect_review_error(c.post(PP_PATH, b"[" * 1000000 + b"]" * 1000000), 400)
+        took = time.monotonic() - t0
+        expect_review_error(c.post(PP_PATH, b'{"a":' * 300000 + b"1" + b"}" * 300000), 400)
+    env.note = "1 000 000-deep arrays: code 400 in %.0f ms" % (took * 1000)
+
+
+def test_object_null_string_request_missing(env):
+    def set_object(value):
+        return env.review_with(lambda r: r["request"].__setitem__("object", value))
+    with env.client() as c:
+        for body in (set_object(None), set_object("a string"),
+                     env.review_with(lambda r: r.pop("request"))):
+            expect_review_error(c.post(PP_PATH, body), 400)
+    env.note = "object null, object a string, request missing: code 400 each"
+
+
+TESTS = [
+    test_slowloris_200_connections,
+    test_connections_beyond_the_cap,
+    test_content_length_one_gigabyte,
+    test_chunked_body_beyond_the_limit,
+    test_chunked_body_that_stops,
+    test_content_length_and_transfer_encoding,
+    test_pipelined_in_order,
+    test_plaintext_http_on_tls_port,
+    test_random_bytes_before_and_after_handshake,
+    test_tls_handshake_that_stops,
+    test_invalid_utf8,
+    test_duplicate_keys,
+    test_numbers_beyond_integer_ranges,
+    test_million_deep_nesting,
+    test_object_null_string_request_missing,
+]
+
+
+def run(args):
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    resource.setrlimit(resource.RLIMIT_NOFILE, (min(max(soft, 4096), hard), hard))
+    certs = harness.make_certs(args.source)
+    flags = ["--header-read-timeout", "%gs" % HEADER_TIMEOUT, "--read-timeout", "%gs" % READ_TIMEOUT,
+             "--tls-handshake-timeout", "%gs" % HANDSHAKE_TIMEOUT, "--max-connections", str(MAX_CONNECTIONS)]
+    with harness.Server(args.binary, certs, *flags) as server:
+        env = Env(args, server)
+        with env.client() as c:  # warm-up, then the idle figure every attack is held to
+            for _ in range(50):
+                c.post(PP_PATH, env.c01)
+        time.sleep(0.2)
+        env.idle_rss = rss_kib(server.proc.pid)
+        return harness.run_tests(TESTS, env, after_each=still_serves)
+
+
+if __name__ == "__main__":
+    harness.main(run)
