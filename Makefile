@@ -10,7 +10,7 @@ CERT_DIR ?= certs/dev
 DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
 	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk
 
-.PHONY: all deps build test test-asan fuzz run certs bench clean
+.PHONY: all deps build test test-asan fuzz run certs bench soak clean
 
 all: build
 
@@ -76,6 +76,11 @@ run: build certs
 bench: build
 	test/bench/run.sh $(BUILD)
 	test/bench/check_bench.sh $(BUILD)
+
+# MINUTES of mixed load, RSS and latency per minute (a benchmark, not a test).
+MINUTES ?= 10
+soak: build
+	test/bench/soak.sh $(BUILD) $(MINUTES)
 
 clean:
 	rm -rf $(BUILD)
