@@ -104,24 +104,26 @@ def load_fixture(path: str) -> dict:
     return fixture
 
 
-def load_fixtures(root: str) -> list[tuple[str, str, dict]]:
-    """Every fixture under `root`, sorted: (file path, webhook path like
-    "/validate-propagationpolicy", fixture). Raises ValueError on a file that is not JSON."""
-    out = []
+def fixture_files(root: str):
+    """(file path, webhook path like "/validate-propagationpolicy" or None for a file outside a
+    <webhook>/ directory) for every *.json fixture under `root`, sorted; test/fixtures/check/
+    (policy files for the check command) is not a webhook."""
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames.sort()
         if dirpath == root and CHECK_DIR in dirnames:
-            dirnames.remove(CHECK_DIR)  # policy files for `check`, not AdmissionReviews
+            dirnames.remove(CHECK_DIR)
         rel = os.path.relpath(dirpath, root)
-        if rel == ".":
-            continue
-        webhook = "/" + rel.replace(os.sep, "/")
+        webhook = None if rel == "." else "/" + rel.replace(os.sep, "/")
         for name in sorted(filenames):
-            if not name.endswith(".json"):
-                continue
-            path = os.path.join(dirpath, name)
-            out.append((path, webhook, load_fixture(path)))
-    return out
+            if name.endswith(".json"):
+                yield os.path.join(dirpath, name), webhook
+
+
+def load_fixtures(root: str) -> list[tuple[str, str, dict]]:
+    """Every fixture under `root`, sorted: (file path, webhook path, fixture). Raises ValueError
+    on a file that is not JSON."""
+    return [(path, webhook, load_fixture(path)) for path, webhook in fixture_files(root)
+            if webhook is not None]
 
 
 def request_body(fixture: dict) -> bytes:

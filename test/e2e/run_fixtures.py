@@ -21,29 +21,19 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import fixture_check  # noqa: E402
 
 TIMEOUT_SECONDS = 30
-CHECK_DIR = fixture_check.CHECK_DIR
 
 
 def collect(root):
     """(path, webhook, fixture or None, load problem or None) for every *.json under root."""
     out = []
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames.sort()
-        if dirpath == root and CHECK_DIR in dirnames:
-            dirnames.remove(CHECK_DIR)  # policy files for `check`, not AdmissionReviews
-        rel = os.path.relpath(dirpath, root)
-        for name in sorted(filenames):
-            if not name.endswith(".json"):
-                continue
-            path = os.path.join(dirpath, name)
-            if rel == ".":
-                out.append((path, None, None, "fixture outside a <webhook>/ directory"))
-                continue
-            webhook = "/" + rel.replace(os.sep, "/")
-            try:
-                out.append((path, webhook, fixture_check.load_fixture(path), None))
-            except ValueError as e:
-                out.append((path, webhook, None, str(e)))
+    for path, webhook in fixture_check.fixture_files(root):
+        if webhook is None:
+            out.append((path, None, None, "fixture outside a <webhook>/ directory"))
+            continue
+        try:
+            out.append((path, webhook, fixture_check.load_fixture(path), None))
+        except ValueError as e:
+            out.append((path, webhook, None, str(e)))
     return out
 
 
