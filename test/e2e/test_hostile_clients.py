@@ -31,6 +31,13 @@ MAX_CONNECTIONS = 300
 MAX_REQUEST_BYTES = 7 * 1024 * 1024
 
 
+def sanitized(pid):
+    """True when the server runs under AddressSanitizer (make test-asan): its allocator keeps freed
+    memory in quarantine on purpose, so RSS says nothing about leaks there (LeakSanitizer does)."""
+    with open("/proc/%d/maps" % pid) as f:
+        return "libasan" in f.read()
+
+
 def rss_kib(pid, field="VmRSS"):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -50,6 +57,7 @@ class Env:
         self.c01 = fixture_check.request_body(self.c01_fixture)
         self.c08 = fixture_check.request_body(self.c08_fixture)
         self.idle_rss = 0
+        self.sanitized = sanitized(server.proc.pid)
         self.note = ""
 
     def client(self):
@@ -81,6 +89,10 @@ def still_serves(env):
         causes = d.json()["response"]["status"]["details"]["causes"]
         check(d.json()["response"]["allowed"] is False and causes[0]["field"] == "spec.resourceSelectors[0].namespace",
               "C08 after the attack: %s", d)
+    if env.sanitized:
+        print("     %s; RSS not bounded under AddressSanitizer (quarantine)" % (env.note or "ok"))
+        env.note = ""
+        return
     # The server hands memory freed by closed connections back every 2 s: give it that long.
     deadline = time.monotonic() + 5
     rss = rss_kib(env.server.proc.pid)
