@@ -196,10 +196,62 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 }
 
+void JsonPatch::remove(const FieldPath& path) {
+  const std::vector<Segment> segs = path.segments();
+  const std::string full = pointer_of(segs, segs.size());
+  for (auto op = ops_.begin(); op != ops_.end(); ++op) {
+    if (op->pointer != full) continue;
+    if (op->kind == OpKind::kAdd) {
+      ops_.erase(op);  // it was absent: nothing to remove
+    } else {
+      op->kind = OpKind::kRemove;
+    }
+    return;
+  }
+  // Below an object this patch adds: drop the member from that value.
+  for (Op& op : ops_) {
+    if (!op.value.IsObject() || full.size() <= op.pointer.size() ||
+        full.compare(0, op.pointer.size(), op.pointer) != 0 || full[op.pointer.size()] != '/') {
+      continue;
+    }
+    std::size_t depth = 0;
+    for (char c : op.pointer) depth += c == '/';
+    JsonValue* cur = &op.value;
+    for (std::size_t i = depth; i < segs.size() && cur->IsObject(); ++i) {
+      auto it = cur->FindMember(JsonValue(rapidjson::StringRef(
+          segs[i].name.data(), static_cast<rapidjson::SizeType>(segs[i].name.size()))));
+      if (it == cur->MemberEnd()) return;
+      if (i + 1 == segs.size()) {
+        cur->EraseMember(it);
+        return;
+      }
+      cur = &it->value;
+    }
+    return;
+  }
+  // In the object as it arrived: only what is there can be removed.
+  const JsonValue* cur = object_;
+  for (const Segment& seg : segs) {
+    if (cur == nullptr) return;
+    if (seg.kind == FieldPath::Kind::kIndex) {
+      if (!cur->IsArray() || seg.index >= cur->Size()) return;
+      cur = &(*cur)[static_cast<rapidjson::SizeType>(seg.index)];
+    } else {
+      if (!cur->IsObject()) return;
+      cur = find_member(*cur, seg.name);
+    }
+  }
+  if (cur != nullptr) ops_.push_back(Op{OpKind::kRemove, full, JsonValue()});
+}
+
 void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
   for (const Op& op : ops_) {
     const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
     if (!pointer.IsValid()) continue;
+    if (op.kind == OpKind::kRemove) {
+      pointer.Erase(object);
+      continue;
+    }
     JsonValue copy(op.value, allocator);
     pointer.Set(object, copy, allocator);  // "-" appends, as `add …/-` does
   }
@@ -212,11 +264,15 @@ void JsonPatch::render(std::string& out) const {
   for (const Op& op : ops_) {
     writer.StartObject();
     writer.Key("op");
-    writer.String(op.kind == OpKind::kAdd ? "add" : "replace");
+    writer.String(op.kind == OpKind::kAdd       ? "add"
+                  : op.kind == OpKind::kReplace ? "replace"
+                                                : "remove");
     writer.Key("path");
     writer.String(op.pointer.data(), static_cast<rapidjson::SizeType>(op.pointer.size()));
-    writer.Key("value");
-    op.value.Accept(writer);
+    if (op.kind != OpKind::kRemove) {
+      writer.Key("value");
+      op.value.Accept(writer);
+    }
     writer.EndObject();
   }
   writer.EndArray();

@@ -16,6 +16,7 @@ namespace kpw {
 // - `set` writes a value: `add` when the key is absent, `replace` when it holds a value (or null);
 // - a missing parent object is created by one `add` of the outermost missing one, holding every
 //   value set below it (never an `add` below a parent that does not exist);
+// - `remove` drops a member that is there;
 // - pointer tokens are escaped per RFC 6901 (`~0`, `~1`).
 // Paths are FieldPaths from the object root (`FieldPath::root("spec")` is `/spec`); an index
 // segment must name an existing array element.
@@ -33,6 +34,9 @@ class JsonPatch {
   void set(const FieldPath& path, std::string_view value);
   // Appends a string to the array at `path` (`add …/-`), creating the array when absent.
   void append(const FieldPath& path, std::string_view value);
+  // Removes the member at `path` (a `remove` op) when the object as it arrived holds it; nothing
+  // when it is absent. A value this patch itself set there is dropped instead.
+  void remove(const FieldPath& path);
 
   bool empty() const { return ops_.empty(); }
   // `[{"op":"add","path":"/spec/priority","value":0}, …]`
@@ -42,7 +46,7 @@ class JsonPatch {
   void apply_to(JsonValue& object, JsonAllocator& allocator) const;
 
  private:
-  enum class OpKind { kAdd, kReplace };
+  enum class OpKind { kAdd, kReplace, kRemove };
   struct Op {
     OpKind kind;
     std::string pointer;

@@ -149,3 +149,26 @@ TEST_CASE("patch: base64 per RFC 4648") {
   kpw::append_base64(out, "foobar");
   CHECK(out == "Zg==|Zm8=|Zm9v|Zm9vYmFy");
 }
+
+TEST_CASE("patch: remove what is there / nothing for what is absent") {
+  const FieldPath spec = FieldPath::root("spec");
+  std::string ops;
+  auto out = patched(
+      R"({"spec":{"a":1,"b":{"c":2},"d":null}})",
+      [&](JsonPatch& p) {
+        const FieldPath b = spec.child("b");
+        p.remove(b.child("c"));
+        p.remove(spec.child("d"));
+        p.remove(spec.child("absent"));
+        p.set(spec.child("e"), true);
+        p.remove(spec.child("e"));  // set then removed: no op at all
+        const FieldPath n = spec.child("new");
+        p.set(n.child("x"), true);
+        p.set(n.child("y"), true);
+        p.remove(n.child("x"));  // inside the value this patch adds
+      },
+      &ops);
+  CHECK(out == R"({"spec":{"a":1,"b":{},"new":{"y":true}}})");
+  CHECK(ops ==
+        R"([{"op":"remove","path":"/spec/b/c"},{"op":"remove","path":"/spec/d"},{"op":"add","path":"/spec/new","value":{"y":true}}])");
+}
