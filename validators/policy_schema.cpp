@@ -4,6 +4,7 @@
 #include "validators/policy_schema.hpp"
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <span>
@@ -240,7 +241,14 @@ void check_fields(std::span<const Node> fields, const JsonValue& obj, const Fiel
 void check_value(const Node& node, Type type, std::span<const Node> fields, const JsonValue& v,
                  const FieldPath& path, ErrorList& errors) {
   if (!has_type(type, v)) {
-    errors.invalid(path, v, type_detail(type));
+    // A whole number beyond int64 (9223372036854775808, 1e19) is out of range, not of a wrong type.
+    const bool integral = v.IsUint64() || (v.IsDouble() && std::trunc(v.GetDouble()) == v.GetDouble());
+    if ((type == Type::kInt32 || type == Type::kInt64) && integral) {
+      errors.invalid(path, v,
+                     type == Type::kInt32 ? "must fit in a 32-bit integer" : "must fit in a 64-bit integer");
+    } else {
+      errors.invalid(path, v, type_detail(type));
+    }
     return;
   }
   switch (type) {

@@ -572,6 +572,10 @@ bool disabled(const std::string& address) { return address.empty() || address ==
 }  // namespace
 
 std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
+  // Large request bodies (up to --max-request-bytes) get their own mappings, returned to the
+  // system when freed; otherwise glibc raises its threshold after the first one and keeps such
+  // buffers at the end of a thread's heap, where malloc_trim cannot give them back.
+  mallopt(M_MMAP_THRESHOLD, 128 * 1024);
   ServerState state(options, handler);
   TlsContext ctx;
   if (auto error = load_tls(options, ctx)) return error;

@@ -419,6 +419,10 @@ TEST_CASE("SC-1 wrong JSON types and integer ranges") {
   CHECK(validate(pp(R"("priority":1.5)")).fields() == Fields{"spec.priority"});
   CHECK(validate(pp(R"("priority":2147483648)")).fields() == Fields{"spec.priority"});
   CHECK(validate(pp(R"("priority":-2147483648)")).allowed());
+  // Whole numbers beyond int64 are out of range, not of another type; a fraction is the type.
+  CHECK(validate(pp(R"("priority":9223372036854775808)")).errors[0].detail == "must fit in a 32-bit integer");
+  CHECK(validate(pp(R"("priority":1e19)")).errors[0].detail == "must fit in a 32-bit integer");
+  CHECK(validate(pp(R"("priority":1.5)")).errors[0].detail == "must be of type integer");
   CHECK(validate(pp(R"("propagateDeps":"yes")")).fields() == Fields{"spec.propagateDeps"});
   CHECK(validate(pp(R"("placement":[])")).fields() == Fields{"spec.placement"});
   CHECK(validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":7})")).fields() ==
