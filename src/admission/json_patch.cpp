@@ -131,14 +131,9 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 
   // Below an object this patch already adds: write into that op's value.
-  for (Op& op : ops_) {
-    if (!op.value.IsObject() || full.size() <= op.pointer.size() ||
-        full.compare(0, op.pointer.size(), op.pointer) != 0 || full[op.pointer.size()] != '/') {
-      continue;
-    }
-    std::size_t depth = 0;
-    for (std::size_t n = 0; n < op.pointer.size(); ++n) depth += op.pointer[n] == '/';
-    JsonValue* cur = &op.value;
+  std::size_t depth = 0;
+  if (Op* parent = added_parent(full, depth)) {
+    JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size(); ++i) {
       if (segs[i].kind == FieldPath::Kind::kIndex || !cur->IsObject()) return;
       const JsonValue key(rapidjson::StringRef(
@@ -196,6 +191,20 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 }
 
+JsonPatch::Op* JsonPatch::added_parent(const std::string& pointer, std::size_t& depth) {
+  for (Op& op : ops_) {
+    if (!op.value.IsObject() || pointer.size() <= op.pointer.size() ||
+        pointer.compare(0, op.pointer.size(), op.pointer) != 0 ||
+        pointer[op.pointer.size()] != '/') {
+      continue;
+    }
+    depth = 0;
+    for (char c : op.pointer) depth += c == '/';
+    return &op;
+  }
+  return nullptr;
+}
+
 void JsonPatch::remove(const FieldPath& path) {
   const std::vector<Segment> segs = path.segments();
   const std::string full = pointer_of(segs, segs.size());
@@ -209,14 +218,9 @@ void JsonPatch::remove(const FieldPath& path) {
     return;
   }
   // Below an object this patch adds: drop the member from that value.
-  for (Op& op : ops_) {
-    if (!op.value.IsObject() || full.size() <= op.pointer.size() ||
-        full.compare(0, op.pointer.size(), op.pointer) != 0 || full[op.pointer.size()] != '/') {
-      continue;
-    }
-    std::size_t depth = 0;
-    for (char c : op.pointer) depth += c == '/';
-    JsonValue* cur = &op.value;
+  std::size_t depth = 0;
+  if (Op* parent = added_parent(full, depth)) {
+    JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size() && cur->IsObject(); ++i) {
       auto it = cur->FindMember(JsonValue(rapidjson::StringRef(
           segs[i].name.data(), static_cast<rapidjson::SizeType>(segs[i].name.size()))));

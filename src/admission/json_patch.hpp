@@ -53,6 +53,9 @@ class JsonPatch {
     JsonValue value;
   };
   void put(const FieldPath& path, JsonValue&& value, bool append);
+  // The op whose added object holds `pointer` below it, and how many path segments its own
+  // pointer has (where the walk inside its value starts); nullptr when there is none.
+  Op* added_parent(const std::string& pointer, std::size_t& depth);
 
   const JsonValue* object_ = nullptr;
   JsonDocument values_;  // owns the values of every op

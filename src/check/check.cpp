@@ -254,6 +254,29 @@ void write_string(Writer& w, std::string_view s) {
   w.String(s.data(), static_cast<rapidjson::SizeType>(s.size()));
 }
 
+// `key: [{field?, line, column, message}]` (warnings name no field).
+template <typename Writer>
+void write_problems(Writer& w, const char* key, const std::vector<Problem>& problems,
+                    bool with_field) {
+  w.Key(key);
+  w.StartArray();
+  for (const Problem& p : problems) {
+    w.StartObject();
+    if (with_field) {
+      w.Key("field");
+      write_string(w, p.field);
+    }
+    w.Key("line");
+    w.Int(p.at.line);
+    w.Key("column");
+    w.Int(p.at.column);
+    w.Key("message");
+    write_string(w, p.text);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
 std::string json_report(const std::vector<Judged>& judged,
                         const std::vector<FileSyntaxError>& syntax, const Summary& summary,
                         const Options& options) {
@@ -289,34 +312,8 @@ std::string json_report(const std::vector<Judged>& judged,
       w.Key("reason");
       write_string(w, j.skipped_reason);
     }
-    w.Key("errors");
-    w.StartArray();
-    for (const Problem& p : j.errors) {
-      w.StartObject();
-      w.Key("field");
-      write_string(w, p.field);
-      w.Key("line");
-      w.Int(p.at.line);
-      w.Key("column");
-      w.Int(p.at.column);
-      w.Key("message");
-      write_string(w, p.text);
-      w.EndObject();
-    }
-    w.EndArray();
-    w.Key("warnings");
-    w.StartArray();
-    for (const Problem& p : j.warnings) {
-      w.StartObject();
-      w.Key("line");
-      w.Int(p.at.line);
-      w.Key("column");
-      w.Int(p.at.column);
-      w.Key("message");
-      write_string(w, p.text);
-      w.EndObject();
-    }
-    w.EndArray();
+    write_problems(w, "errors", j.errors, true);
+    write_problems(w, "warnings", j.warnings, false);
     if (options.show_defaults && j.verdict != Verdict::kSkipped) {
       w.Key("object");
       j.source->json->Accept(w);
