@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
 import ssl
 import sys
 
@@ -153,6 +154,30 @@ def test_no_alpn(env):
         expect_allowed_review(client, env)
 
 
+# --- handshake cost -------------------------------------------------------------------------------------
+
+def test_no_session_tickets_no_resumption(env):
+    # The API server never resumes (client-go keeps no session cache): tickets would be pure cost.
+    for server, max_version in ((env.default, None), (env.tls12, "1.2")):
+        with harness.Client(server.port, server.ca, max_version=max_version) as client:
+            expect_allowed_review(client, env)  # a ticket, if any, arrives with the first answer
+            sock = client.sock
+            check(not sock.session.has_ticket, "%s: the server sent a session ticket",
+                  sock.version())
+            raw = socket.create_connection(("127.0.0.1", server.port), timeout=5)
+            with contextlib.closing(client.context.wrap_socket(
+                    raw, server_hostname="localhost", session=sock.session)) as again:
+                check(not again.session_reused, "%s: a session was resumed", again.version())
+
+
+def test_aes128_gcm_preferred_over_client_order(env):
+    # Python's OpenSSL client lists TLS_AES_256_GCM_SHA384 first; the server picks as Go's does.
+    with harness.Client(env.default.port, env.default.ca) as client:
+        cipher = client.connect().cipher()[0]
+        check(cipher == "TLS_AES_128_GCM_SHA256", "negotiated %s", cipher)
+        expect_allowed_review(client, env)
+
+
 # --- certificates -----------------------------------------------------------------------------------------
 
 def test_ecdsa_certificate_served(env):
@@ -228,6 +253,8 @@ TESTS = [
     test_alpn_h2_only_still_handshakes,
     test_alpn_unknown_protocols_only,
     test_no_alpn,
+    test_no_session_tickets_no_resumption,
+    test_aes128_gcm_preferred_over_client_order,
     test_ecdsa_certificate_served,
     test_rsa_certificate_served_and_verified,
     test_hostname_localhost_verified,
