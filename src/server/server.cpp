@@ -6,10 +6,11 @@
 #include <sys/stat.h>
 
 #include <atomic>
+#include <charconv>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/strand.hpp>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
@@ -36,6 +37,7 @@ using beast::error_code;
 using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr std::size_t kKeptBodyBytes = 64 * 1024;
 
 // The OpenSSL error queue as one line ("error:0480006C:PEM routines::no start line").
 std::string openssl_error() {
@@ -170,8 +172,10 @@ class Session : public std::enable_shared_from_this<Session> {
                             });
   }
 
+  net::any_io_executor get_executor() { return stream_.get_executor(); }
+
   // Draining: an idle connection closes now; a busy one closes after its answer. Runs on the
-  // connection's strand.
+  // connection's loop.
   void close_if_idle_async() {
     net::post(stream_.get_executor(), [self = shared_from_this()] {
       if (self->idle_) self->finish();
@@ -196,7 +200,16 @@ class Session : public std::enable_shared_from_this<Session> {
 
   void read_header() {
     request_start_ = Clock::now();
+    // The previous body's buffer serves the next request (no malloc, which for a body this size
+    // also made glibc consolidate its small-chunk bins, every request); a large one is let go,
+    // so an idle connection never holds megabytes.
+    std::string body;
+    if (parser_) body.swap(parser_->get().body());
     parser_.emplace();
+    if (body.capacity() <= kKeptBodyBytes) {
+      body.clear();
+      parser_->get().body().swap(body);
+    }
     parser_->header_limit(static_cast<std::uint32_t>(state_.options.max_header_bytes));
     parser_->body_limit(state_.options.max_request_bytes);
     beast::get_lowest_layer(stream_).expires_at(
@@ -314,26 +327,40 @@ class Session : public std::enable_shared_from_this<Session> {
     finish();
   }
 
+  // The answer, head and body, is written into one reused buffer and sent as one write (one
+  // TLS record for a typical answer). The head is what Beast would write for it: status line,
+  // Content-Type, Allow on a 405, `Connection: close` when closing, Content-Length.
   void send(bool keep_alive) {
-    res_.clear();
-    res_.result(answer_.status);
-    res_.version(11);
-    res_.set(http::field::content_type, answer_.content_type);
-    if (answer_.method_not_allowed) res_.set(http::field::allow, "POST");
-    res_.body().swap(answer_.body);  // both strings keep their capacity for the next request
-    res_.keep_alive(keep_alive);
-    res_.prepare_payload();
+    std::string& out = out_;
+    out.clear();
+    out += "HTTP/1.1 ";
+    append_decimal(out, answer_.status);
+    out += ' ';
+    out += http::obsolete_reason(static_cast<http::status>(answer_.status));
+    out += "\r\nContent-Type: ";
+    out += answer_.content_type;
+    if (answer_.method_not_allowed) out += "\r\nAllow: POST";
+    if (!keep_alive) out += "\r\nConnection: close";
+    out += "\r\nContent-Length: ";
+    append_decimal(out, answer_.body.size());
+    out += "\r\n\r\n";
+    out += answer_.body;
     beast::get_lowest_layer(stream_).expires_after(state_.options.read_timeout);
-    http::async_write(stream_, res_,
-                      [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
-                        self->res_.body().swap(self->answer_.body);
-                        self->release();
-                        if (ec) return self->finish();
-                        if (keep_alive && !self->state_.stopping) {
-                          return self->wait_for_request(false);
-                        }
-                        self->shutdown();
-                      });
+    net::async_write(stream_, net::buffer(out),
+                     [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
+                       self->release();
+                       if (ec) return self->finish();
+                       if (keep_alive && !self->state_.stopping) {
+                         return self->wait_for_request(false);
+                       }
+                       self->shutdown();
+                     });
+  }
+
+  static void append_decimal(std::string& out, std::size_t n) {
+    char digits[20];
+    const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+    out.append(digits, end);
   }
 
   void shutdown() {
@@ -380,7 +407,7 @@ class Session : public std::enable_shared_from_this<Session> {
   beast::flat_buffer buffer_;
   std::optional<http::request_parser<http::string_body>> parser_;
   http::response<http::empty_body> continue_;
-  http::response<http::string_body> res_;
+  std::string out_;  // the answer as sent, head and body; keeps its capacity
   HttpAnswer answer_;
   Clock::time_point request_start_;
   int webhook_ = -1;
@@ -388,13 +415,20 @@ class Session : public std::enable_shared_from_this<Session> {
   bool idle_ = false;
 };
 
+// One event loop per I/O thread. A connection lives on one loop for its whole life, so its
+// handlers never run concurrently and need no strand: a strand's executor does not fit inside
+// any_io_executor, and Beast's operations heap-allocated a copy of it ~26 times per request.
+using Loops = std::vector<std::unique_ptr<net::io_context>>;
+
 class Listener : public std::enable_shared_from_this<Listener> {
  public:
-  Listener(net::io_context& ioc, tcp::acceptor&& acceptor, ServerState& state)
-      : ioc_(ioc), acceptor_(std::move(acceptor)), state_(state) {}
+  Listener(Loops& loops, tcp::acceptor&& acceptor, ServerState& state)
+      : loops_(loops), acceptor_(std::move(acceptor)), state_(state) {}
 
+  // Accepts on the first loop; each connection goes to the next loop in turn.
   void accept() {
-    acceptor_.async_accept(net::make_strand(ioc_),
+    net::io_context& loop = *loops_[next_loop_++ % loops_.size()];
+    acceptor_.async_accept(loop.get_executor(),
                            [self = shared_from_this()](error_code ec, tcp::socket socket) {
                              if (!self->acceptor_.is_open()) return;
                              if (!ec) self->admit(std::move(socket));
@@ -421,12 +455,15 @@ class Listener : public std::enable_shared_from_this<Listener> {
     error_code ignored;
     socket.set_option(tcp::no_delay(true), ignored);
     metrics::connection_opened();
-    std::make_shared<Session>(std::move(socket), state_.tls.load(), state_)->run();
+    // The session starts on its own loop's thread, as all its later work runs.
+    auto session = std::make_shared<Session>(std::move(socket), state_.tls.load(), state_);
+    net::post(session->get_executor(), [session] { session->run(); });
   }
 
-  net::io_context& ioc_;
+  Loops& loops_;
   tcp::acceptor acceptor_;
   ServerState& state_;
+  std::size_t next_loop_ = 0;
 };
 
 std::optional<std::string> open_acceptor(const ServerOptions& options, tcp::acceptor& acceptor) {
@@ -510,10 +547,10 @@ class MemoryTrimmer {
 // The SIGTERM sequence of ServerOptions, driven by one timer.
 class Drain {
  public:
-  Drain(net::io_context& ioc, ServerState& state, std::shared_ptr<Listener> listener,
+  Drain(Loops& loops, ServerState& state, std::shared_ptr<Listener> listener,
         std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher,
         MemoryTrimmer& trimmer)
-      : ioc_(ioc), timer_(ioc), state_(state), listener_(std::move(listener)),
+      : loops_(loops), timer_(*loops.front()), state_(state), listener_(std::move(listener)),
         plain_(std::move(plain)), watcher_(watcher), trimmer_(trimmer) {}
 
   void begin(bool skip_delay) {
@@ -557,7 +594,7 @@ class Drain {
                    {{"open", std::to_string(metrics::open_connections())}});
       }
       for (auto& p : plain_) p->close();
-      ioc_.stop();
+      for (auto& loop : loops_) loop->stop();
       return;
     }
     // Connections that were busy when draining began are idle now, or closing.
@@ -569,7 +606,7 @@ class Drain {
     });
   }
 
-  net::io_context& ioc_;
+  Loops& loops_;
   net::steady_timer timer_;
   ServerState& state_;
   std::shared_ptr<Listener> listener_;
@@ -594,7 +631,10 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   state.tls.store(ctx);
 
   const unsigned threads = options.threads == 0 ? 1 : options.threads;
-  net::io_context ioc(static_cast<int>(threads));
+  Loops loops;
+  for (unsigned i = 0; i < threads; ++i) loops.push_back(std::make_unique<net::io_context>(1));
+  // The first loop also carries the listeners, timers and signals.
+  net::io_context& ioc = *loops.front();
   tcp::acceptor acceptor(ioc);
   if (auto error = open_acceptor(options, acceptor)) return error;
 
@@ -637,13 +677,13 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
     plain.push_back(metrics_listener);
   }
 
-  auto listener = std::make_shared<Listener>(ioc, std::move(acceptor), state);
+  auto listener = std::make_shared<Listener>(loops, std::move(acceptor), state);
   listener->accept();
   CertificateWatcher watcher(ioc, state);
   watcher.start();
   MemoryTrimmer trimmer(ioc);
   trimmer.start();
-  Drain drain(ioc, state, listener, plain, watcher, trimmer);
+  Drain drain(loops, state, listener, plain, watcher, trimmer);
 
   // SIGTERM (the kubelet) waits out the shutdown delay; SIGINT (a person at a terminal) does not.
   net::signal_set signals(ioc, SIGINT, SIGTERM);
@@ -659,9 +699,15 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
             {{"threads", std::to_string(threads)},
                         {"probes", probes},
                         {"metrics", metrics_at}});
+  // The other loops have no work until connections arrive: guards keep them running until the
+  // drain stops every loop.
+  std::vector<net::executor_work_guard<net::io_context::executor_type>> idle_guards;
   std::vector<std::thread> pool;
   pool.reserve(threads - 1);
-  for (unsigned i = 1; i < threads; ++i) pool.emplace_back([&ioc] { ioc.run(); });
+  for (unsigned i = 1; i < threads; ++i) {
+    idle_guards.push_back(net::make_work_guard(*loops[i]));
+    pool.emplace_back([&loop = *loops[i]] { loop.run(); });
+  }
   ioc.run();
   for (std::thread& t : pool) t.join();
   log::info("stopped");
