@@ -1,5 +1,7 @@
 #include "admission/field_error.hpp"
 
+#include <algorithm>
+
 #include <string>
 
 namespace kpw {
@@ -30,12 +32,12 @@ std::string FieldPath::str() const {
   return out;
 }
 
-std::vector<FieldPath::Segment> FieldPath::segments() const {
-  std::vector<Segment> out;
+void FieldPath::segments(std::vector<Segment>& out) const {
+  out.clear();
   for (const FieldPath* p = this; p != nullptr; p = p->parent_) {
     out.push_back(Segment{p->kind_, p->name_, p->index_});
   }
-  return std::vector<Segment>(out.rbegin(), out.rend());
+  std::reverse(out.begin(), out.end());
 }
 
 std::string_view error_type_text(ErrorType type) {

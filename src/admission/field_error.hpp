@@ -36,8 +36,9 @@ class FieldPath {
     std::string_view name;  // kName, kKey
     std::size_t index;      // kIndex
   };
-  // The segments from the root down (used where the path is walked, as the patch builder does).
-  std::vector<Segment> segments() const;
+  // The segments from the root down, into `out` (reused: the patch builder walks paths this way
+  // without allocating).
+  void segments(std::vector<Segment>& out) const;
 
  private:
   FieldPath(const FieldPath* parent, Kind kind, std::string_view name, std::size_t index)

@@ -1,9 +1,11 @@
 #include "admission/json_patch.hpp"
 
 #include <rapidjson/pointer.h>
-#include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <algorithm>
+
+#include <charconv>
 #include <string>
 #include <utility>
 
@@ -12,18 +14,28 @@ namespace {
 
 using Segment = FieldPath::Segment;
 
-std::string pointer_of(const std::vector<Segment>& segs, std::size_t count) {
-  std::string out;
+// The JSON pointer of segs[0, count), into `out`.
+void pointer_of(const std::vector<Segment>& segs, std::size_t count, std::string& out) {
+  out.clear();
   for (std::size_t i = 0; i < count; ++i) {
     out.push_back('/');
     if (segs[i].kind == FieldPath::Kind::kIndex) {
-      out += std::to_string(segs[i].index);
+      char digits[20];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, segs[i].index);
+      out.append(digits, end);
     } else {
       append_pointer_token(out, segs[i].name);
     }
   }
-  return out;
 }
+
+// A RapidJSON output stream appending to a std::string (no intermediate buffer).
+struct StringOutput {
+  using Ch = char;
+  std::string& out;
+  void Put(char c) { out.push_back(c); }
+  void Flush() {}
+};
 
 // The member named by `seg` in `obj` (any value, null included), or nullptr.
 const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
@@ -69,13 +81,28 @@ void append_base64(std::string& out, std::string_view bytes) {
   out.push_back('=');
 }
 
-JsonPatch::JsonPatch() = default;
+JsonPatch::JsonPatch() : allocator_(chunk_, sizeof(chunk_)) {}
 
 void JsonPatch::reset(const JsonValue* object) {
   object_ = object;
-  ops_.clear();
-  values_.SetNull();
-  values_.GetAllocator().Clear();
+  used_ = 0;
+  allocator_.Clear();
+}
+
+JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, JsonValue&& value) {
+  if (used_ == ops_.size()) ops_.push_back(Op{kind, {}, JsonValue()});
+  Op& op = ops_[used_++];
+  op.kind = kind;
+  op.pointer.assign(pointer);
+  op.value = std::move(value);
+  return op;
+}
+
+void JsonPatch::erase_op(std::size_t i) {
+  std::rotate(ops_.begin() + static_cast<std::ptrdiff_t>(i),
+              ops_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
+              ops_.begin() + static_cast<std::ptrdiff_t>(used_));
+  --used_;
 }
 
 void JsonPatch::set(const FieldPath& path, std::int64_t value) {
@@ -85,21 +112,21 @@ void JsonPatch::set(const FieldPath& path, std::int64_t value) {
 void JsonPatch::set(const FieldPath& path, bool value) { put(path, JsonValue(value), false); }
 
 void JsonPatch::set(const FieldPath& path, std::string_view value) {
-  JsonValue v(value.data(), static_cast<rapidjson::SizeType>(value.size()),
-              values_.GetAllocator());
+  JsonValue v(value.data(), static_cast<rapidjson::SizeType>(value.size()), allocator_);
   put(path, std::move(v), false);
 }
 
 void JsonPatch::append(const FieldPath& path, std::string_view value) {
-  JsonValue v(value.data(), static_cast<rapidjson::SizeType>(value.size()),
-              values_.GetAllocator());
+  JsonValue v(value.data(), static_cast<rapidjson::SizeType>(value.size()), allocator_);
   put(path, std::move(v), true);
 }
 
 void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
-  auto& alloc = values_.GetAllocator();
-  const std::vector<Segment> segs = path.segments();
-  const std::string full = pointer_of(segs, segs.size());
+  auto& alloc = allocator_;
+  std::vector<Segment>& segs = segments_;
+  path.segments(segs);
+  pointer_of(segs, segs.size(), pointer_);
+  const std::string& full = pointer_;
 
   // Wraps `value` into the objects named by segs[from..] (the array for an append).
   auto nest = [&](std::size_t from) {
@@ -120,7 +147,7 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   };
 
   // The same target again: the later value wins; an append joins the array it added.
-  for (Op& op : ops_) {
+  for (Op& op : ops()) {
     if (op.pointer != full) continue;
     if (append && op.value.IsArray()) {
       op.value.PushBack(value, alloc);
@@ -175,15 +202,16 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
     if (next == nullptr || next->IsNull()) {
       // Absent (add) or null (replace): one op holding everything below.
       const OpKind kind = next == nullptr ? OpKind::kAdd : OpKind::kReplace;
-      ops_.push_back(Op{kind, pointer_of(segs, i + 1), nest(i + 1)});
+      pointer_of(segs, i + 1, prefix_);
+      add_op(kind, prefix_, nest(i + 1));
       return;
     }
     if (last) {
       if (append) {
         if (!next->IsArray()) return;
-        ops_.push_back(Op{OpKind::kAdd, full + "/-", std::move(value)});
+        add_op(OpKind::kAdd, full, std::move(value)).pointer += "/-";
       } else {
-        ops_.push_back(Op{OpKind::kReplace, full, std::move(value)});
+        add_op(OpKind::kReplace, full, std::move(value));
       }
       return;
     }
@@ -191,11 +219,10 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 }
 
-JsonPatch::Op* JsonPatch::added_parent(const std::string& pointer, std::size_t& depth) {
-  for (Op& op : ops_) {
+JsonPatch::Op* JsonPatch::added_parent(std::string_view pointer, std::size_t& depth) {
+  for (Op& op : ops()) {
     if (!op.value.IsObject() || pointer.size() <= op.pointer.size() ||
-        pointer.compare(0, op.pointer.size(), op.pointer) != 0 ||
-        pointer[op.pointer.size()] != '/') {
+        pointer.substr(0, op.pointer.size()) != op.pointer || pointer[op.pointer.size()] != '/') {
       continue;
     }
     depth = 0;
@@ -206,14 +233,17 @@ JsonPatch::Op* JsonPatch::added_parent(const std::string& pointer, std::size_t& 
 }
 
 void JsonPatch::remove(const FieldPath& path) {
-  const std::vector<Segment> segs = path.segments();
-  const std::string full = pointer_of(segs, segs.size());
-  for (auto op = ops_.begin(); op != ops_.end(); ++op) {
-    if (op->pointer != full) continue;
-    if (op->kind == OpKind::kAdd) {
-      ops_.erase(op);  // it was absent: nothing to remove
+  std::vector<Segment>& segs = segments_;
+  path.segments(segs);
+  pointer_of(segs, segs.size(), pointer_);
+  const std::string& full = pointer_;
+  for (std::size_t i = 0; i < used_; ++i) {
+    Op& op = ops_[i];
+    if (op.pointer != full) continue;
+    if (op.kind == OpKind::kAdd) {
+      erase_op(i);  // it was absent: nothing to remove
     } else {
-      op->kind = OpKind::kRemove;
+      op.kind = OpKind::kRemove;
     }
     return;
   }
@@ -245,11 +275,11 @@ void JsonPatch::remove(const FieldPath& path) {
       cur = find_member(*cur, seg.name);
     }
   }
-  if (cur != nullptr) ops_.push_back(Op{OpKind::kRemove, full, JsonValue()});
+  if (cur != nullptr) add_op(OpKind::kRemove, full, JsonValue());
 }
 
 void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
-  for (const Op& op : ops_) {
+  for (const Op& op : ops()) {
     const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
     if (!pointer.IsValid()) continue;
     if (op.kind == OpKind::kRemove) {
@@ -262,10 +292,14 @@ void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
 }
 
 void JsonPatch::render(std::string& out) const {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  StringOutput stream{out};
+  // The writer's nesting stack in a pool on our stack (RapidJSON would malloc it).
+  alignas(std::max_align_t) char levels[1024];
+  JsonAllocator level_allocator(levels, sizeof levels);
+  rapidjson::Writer<StringOutput, rapidjson::UTF8<>, rapidjson::UTF8<>, JsonAllocator> writer(
+      stream, &level_allocator);
   writer.StartArray();
-  for (const Op& op : ops_) {
+  for (const Op& op : ops()) {
     writer.StartObject();
     writer.Key("op");
     writer.String(op.kind == OpKind::kAdd       ? "add"
@@ -280,7 +314,6 @@ void JsonPatch::render(std::string& out) const {
     writer.EndObject();
   }
   writer.EndArray();
-  out.append(buffer.GetString(), buffer.GetSize());
 }
 
 }  // namespace kpw

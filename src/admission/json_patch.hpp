@@ -1,7 +1,9 @@
 // The one RFC 6902 JSON Patch builder: ops against the object as it arrived.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,8 +40,8 @@ class JsonPatch {
   // when it is absent. A value this patch itself set there is dropped instead.
   void remove(const FieldPath& path);
 
-  bool empty() const { return ops_.empty(); }
-  // `[{"op":"add","path":"/spec/priority","value":0}, …]`
+  bool empty() const { return used_ == 0; }
+  // `[{"op":"add","path":"/spec/priority","value":0}, …]`, appended to `out`.
   void render(std::string& out) const;
   // Applies the ops to `object` (the object the patch was reset to, or a copy of it), as the API
   // server would; the offline `check` command stores objects this way.
@@ -52,14 +54,26 @@ class JsonPatch {
     std::string pointer;
     JsonValue value;
   };
+  std::span<Op> ops() { return {ops_.data(), used_}; }
+  std::span<const Op> ops() const { return {ops_.data(), used_}; }
+  // A new last op. Ops are kept from patch to patch, so their pointers reuse their capacity.
+  Op& add_op(OpKind kind, std::string_view pointer, JsonValue&& value);
+  void erase_op(std::size_t i);
   void put(const FieldPath& path, JsonValue&& value, bool append);
   // The op whose added object holds `pointer` below it, and how many path segments its own
   // pointer has (where the walk inside its value starts); nullptr when there is none.
-  Op* added_parent(const std::string& pointer, std::size_t& depth);
+  Op* added_parent(std::string_view pointer, std::size_t& depth);
 
   const JsonValue* object_ = nullptr;
-  JsonDocument values_;  // owns the values of every op
-  std::vector<Op> ops_;
+  // Owns the values of every op; its first chunk is ours, so a typical patch allocates nothing.
+  alignas(std::max_align_t) char chunk_[8 * 1024];
+  JsonAllocator allocator_;
+  std::vector<Op> ops_;  // [0, used_) are this patch's ops
+  std::size_t used_ = 0;
+  // Scratch for put/remove: the path's segments and its pointer (whole, and a prefix of it).
+  std::vector<FieldPath::Segment> segments_;
+  std::string pointer_;
+  std::string prefix_;
 };
 
 // Appends the RFC 6901 escape of one reference token.

@@ -103,7 +103,8 @@ void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnsw
   }
   if (!result.patch.empty()) {
     // A mutator never denies, so a patch only rides on an allowed answer.
-    std::string ops;
+    thread_local std::string ops;  // keeps its capacity from answer to answer
+    ops.clear();
     result.patch.render(ops);
     out += ",\"patch\":\"";
     append_base64(out, ops);
