@@ -3,6 +3,8 @@
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 #include <malloc.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/stat.h>
 
 #include <atomic>
@@ -168,8 +170,20 @@ class Session : public std::enable_shared_from_this<Session> {
                                 metrics::tls_handshake_failed();
                                 return self->finish();
                               }
+                              self->acknowledge_now();
                               self->wait_for_request(true);
                             });
+  }
+
+  // The client's last handshake flight gets no answer from us (we send no session tickets), so
+  // the kernel would delay its ACK by up to 40 ms; a client that writes its request without
+  // TCP_NODELAY waits for that ACK (Nagle) before sending. Acknowledge at once instead.
+  void acknowledge_now() {
+#ifdef TCP_QUICKACK
+    const int on = 1;
+    ::setsockopt(beast::get_lowest_layer(stream_).socket().native_handle(), IPPROTO_TCP,
+                 TCP_QUICKACK, &on, sizeof on);
+#endif
   }
 
   net::any_io_executor get_executor() { return stream_.get_executor(); }
