@@ -2,31 +2,69 @@
 # shellcheck disable=SC2059  # printf formats held in $fmt are this script's own table layouts
 # Benchmark of karmada-policy-webhook against its ceiling. Prints figures; never fails on speed
 # (it exits non-zero only when it cannot measure: a missing tool or binary, a server that does
-# not start, answers wrongly or does not stop).
+# not start, answers wrongly or does not stop on SIGTERM).
 #
 #   test/bench/run.sh BUILD_DIR            (`make bench` runs it on `build`)
 #
-# BUILD_DIR must already hold karmada-policy-webhook and test/bench/ceiling_server (and
-# test/bench/review_bench when Google Benchmark is installed); this script builds nothing.
+# BUILD_DIR must already hold karmada-policy-webhook and test/bench/{ceiling_server,connrate,
+# openloop} (and test/bench/review_bench when Google Benchmark is installed); this script builds
+# nothing.
 #
-# For the real server and then the ceiling (the same server library, a handler that answers a
-# fixed allowed review), each in turn:
-#   keep-alive load   wrk -t2 -c50 -d$DURATION --latency, POSTing test/bench/pp-review.json
-#                     -> requests/s, p50, p99 (after a $WARMUP warm-up)
-#   new connections   the same wrk with `Connection: close`: every request is a new TCP
-#                     connection and a full TLS 1.3 handshake (wrk never resumes sessions)
-#                     -> new TLS connections/s, each carrying one review
-#   peak RSS          VmHWM of the server process after both loads
-#   server CPU        the server's user+system CPU time over each load's wall time (/proc/PID/stat):
-#                     a server well below 100% of its one thread was held back by the load
-#                     generator sharing the box, not by itself
-# then review_bench (ns per review through handle_http, no TLS/HTTP), then a summary table with
-# the ratio real/ceiling.
+# Two servers are started once and stay up for all load phases, each on its own free port
+# (certificates from certs/make-certs.sh: ECDSA P-256, TLS 1.3), each --threads $SERVER_THREADS:
+#   real      karmada-policy-webhook serve: /validate-propagationpolicy and
+#             /mutate-propagationpolicy (the same process serves both paths)
+#   ceiling   ceiling_server: the same server library, a handler that answers a fixed allowed
+#             review (uid `bench`); nothing built on the library beats it on this box in this run
+# Phases:
+#   keep-alive load   ROUNDS rounds; in each, wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION
+#                     --latency POSTing test/bench/pp-review.json against real validating, real
+#                     mutating and ceiling, the order rotated each round (v,m,c / m,c,v / c,v,m)
+#                     so no target always runs first (one $WARMUP warm-up per target before
+#                     round 1). Per run: requests/s, p50, p99, errors, and the server's CPU
+#                     (utime+stime from /proc/PID/stat over the run) per request. Reported: the
+#                     median over rounds (min..max of req/s); ratios come from the medians.
+#   new connections   ROUNDS rounds alternating real (validating) and ceiling, with connrate:
+#                     32 closed-loop slots, each a TCP connect, a full TLS 1.3 handshake (no
+#                     resumption), one POSTed review with `Connection: close`, the whole answer
+#                     read and checked, close; TLS_DURATION measured after a 1 s warm-up.
+#                     Median rate, server CPU per connection (/proc, sampled at the edges of the
+#                     measured window), client CPU per connection (connrate's own), errors.
+#                     Why connrate (GnuTLS client): client and server share the 2 cores, so
+#                     the client's cost per handshake caps the rate. wrk with `Connection: close`
+#                     spends ~500 µs of CPU per connection (mostly polling reads that return
+#                     EAGAIN during the handshake) and an OpenSSL 3.0 client ~450 µs (a third of
+#                     it decoding the server's certificate key), twice the server's ~240 µs:
+#                     they measured the client. GnuTLS needs ~300 µs, closer to the API server's
+#                     Go client. connrate prints its own CPU per connection.
+#   open loop         openloop: OPEN_RATE requests/s over OPEN_CONNECTIONS keep-alive
+#                     connections for OPEN_SECONDS, latency from each request's scheduled send
+#                     time (no coordinated omission) -> p99, p99.9; real (validating) and ceiling
+#   peak RSS          VmHWM of real and ceiling after all the above; then a separate real server
+#                     with the DEFAULT thread count (no --threads: one per core) gets one
+#                     keep-alive wrk run (DURATION) and one connrate run (TLS_DURATION), and its
+#                     VmHWM is the figure of the targets table
+#   review_bench      ns and heap allocations per review through handle_http (no TLS/HTTP)
+#   instructions      callgrind: instructions per review of kpw::handle_http (inclusive Ir /
+#                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate};
+#                     deterministic: the same binary gives the same count
+# Every server stops with SIGTERM and must exit 0 within 15 s. Then a summary (medians) and the
+# table of the performance issue's targets: figure, ours, ceiling, ratio, target, met; under it
+# the number of rounds and the spread of the noisy figures.
 #
-# Environment: DURATION (10s), WARMUP (2s), TLS_DURATION (5s), CONNECTIONS (50),
-# WRK_THREADS (2), SERVER_THREADS (1), PIN (0; 1 pins the server to CPU 0 and wrk to CPU 1 —
-# steadier on an idle box, worse when anything else runs: the scheduler cannot move wrk away),
-# BENCH_MIN_TIME (0.5, seconds per review_bench benchmark).
+# Environment:
+#   DURATION (5s) wrk keep-alive run, per target per round    WARMUP (2s) wrk warm-up per target
+#   ROUNDS (3) rounds of the keep-alive and new-connection phases
+#   TLS_DURATION (5s, whole seconds) connrate measured time per run
+#   CONNECTIONS (50) wrk connections    WRK_THREADS (2) wrk threads
+#   SERVER_THREADS (1) --threads of the real and ceiling servers
+#   PIN (0; 1 pins the servers to CPU 0 and the load generators to CPU 1 — steadier on an idle
+#       box, worse when anything else runs: the scheduler cannot move them away; the
+#       default-threads server is never pinned)
+#   BENCH_MIN_TIME (0.5, seconds per review_bench benchmark)
+#   OPEN_RATE (1000 requests/s), OPEN_CONNECTIONS (25), OPEN_SECONDS (10): open-loop phase
+#   CONN_SLOTS (32) connrate --connections    CONN_THREADS (2) connrate --threads
+#   CALLGRIND (1; 0 skips the instruction counts; they are skipped too without valgrind)
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -42,8 +80,9 @@ if ! build="$(cd "$1" 2>/dev/null && pwd)"; then
   exit 2
 fi
 
-DURATION="${DURATION:-10s}"
+DURATION="${DURATION:-5s}"
 WARMUP="${WARMUP:-2s}"
+ROUNDS="${ROUNDS:-3}"
 TLS_DURATION="${TLS_DURATION:-5s}"
 CONNECTIONS="${CONNECTIONS:-50}"
 WRK_THREADS="${WRK_THREADS:-2}"
@@ -53,14 +92,37 @@ BENCH_MIN_TIME="${BENCH_MIN_TIME:-0.5}"
 OPEN_RATE="${OPEN_RATE:-1000}"          # open-loop latency: requests/s over OPEN_CONNECTIONS
 OPEN_CONNECTIONS="${OPEN_CONNECTIONS:-25}"
 OPEN_SECONDS="${OPEN_SECONDS:-10}"
+CONN_SLOTS="${CONN_SLOTS:-32}"
+CONN_THREADS="${CONN_THREADS:-2}"
+CALLGRIND="${CALLGRIND:-1}"
+
+whole() {  # whole NAME VALUE: VALUE must be a positive whole number
+  if ! [[ "$2" =~ ^[0-9]+$ ]] || [ "$2" -lt 1 ]; then
+    echo "$0: $1 must be a positive whole number, not '$2'" >&2
+    exit 2
+  fi
+}
+whole ROUNDS "$ROUNDS"
+tls_seconds="${TLS_DURATION%s}"         # connrate takes whole seconds
+if ! [[ "$tls_seconds" =~ ^[0-9]+$ ]] || [ "$tls_seconds" -lt 1 ]; then
+  echo "$0: TLS_DURATION must be whole seconds (e.g. 5s), not '$TLS_DURATION'" >&2
+  exit 2
+fi
+whole SERVER_THREADS "$SERVER_THREADS"
+whole CONN_SLOTS "$CONN_SLOTS"
+whole CONN_THREADS "$CONN_THREADS"
+whole OPEN_SECONDS "$OPEN_SECONDS"
+conn_warmup=1                           # connrate --warmup, seconds
 
 body="$here/pp-review.json"
-path="/validate-propagationpolicy"
+validate_path="/validate-propagationpolicy"
+mutate_path="/mutate-propagationpolicy"
 lua="$here/post.lua"
 webhook="$build/karmada-policy-webhook"
 ceiling="$build/test/bench/ceiling_server"
 review_bench="$build/test/bench/review_bench"
 openloop="$build/test/bench/openloop"
+connrate="$build/test/bench/connrate"
 
 # ---- preflight ----
 missing=0
@@ -70,23 +132,40 @@ for tool in wrk curl openssl python3; do
     missing=1
   fi
 done
-for bin in "$webhook" "$ceiling"; do
+for bin in "$webhook" "$ceiling" "$connrate" "$openloop"; do
   if [ ! -x "$bin" ]; then
     echo "$0: $bin is missing; build it first: cmake --build $build" >&2
-    echo "  (ceiling_server comes from add_subdirectory(test/bench) in the top CMakeLists.txt)" >&2
+    echo "  (test/bench/* come from add_subdirectory(test/bench) in the top CMakeLists.txt;" >&2
+    echo "   a build directory configured before connrate existed needs cmake -S $root -B $build)" >&2
     missing=1
   fi
 done
 [ "$missing" -eq 0 ] || exit 1
+callgrind_note=
+if [ "$CALLGRIND" = 0 ]; then
+  callgrind_note="CALLGRIND=0: instruction counts skipped"
+elif ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/null; then
+  callgrind_note="valgrind is not installed (apt-get install valgrind): instruction counts n/a"
+elif [ ! -x "$review_bench" ]; then
+  callgrind_note="review_bench not built: instruction counts n/a"
+fi
 
 started=$SECONDS
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/kpw-bench.XXXXXX")"
-server_pid=
+declare -A pid=() port=()               # per running server: process id, port
+client_pid=                             # a load generator running in the background
 cleanup() {
-  if [ -n "$server_pid" ] && kill -0 "$server_pid" 2>/dev/null; then
-    kill -TERM "$server_pid" 2>/dev/null || true
-    wait "$server_pid" 2>/dev/null || true
+  if [ -n "$client_pid" ] && kill -0 "$client_pid" 2>/dev/null; then
+    kill -TERM "$client_pid" 2>/dev/null || true
+    wait "$client_pid" 2>/dev/null || true
   fi
+  local name
+  for name in "${!pid[@]}"; do
+    if kill -0 "${pid[$name]}" 2>/dev/null; then
+      kill -TERM "${pid[$name]}" 2>/dev/null || true
+      wait "${pid[$name]}" 2>/dev/null || true
+    fi
+  done
   rm -rf "$tmp"
 }
 trap cleanup EXIT
@@ -95,45 +174,150 @@ trap cleanup EXIT
 
 cores="$(nproc)"
 server_pin=()
-wrk_pin=()
+client_pin=()
 if [ "$PIN" = 1 ] && [ "$cores" -ge 2 ] && command -v taskset >/dev/null; then
   server_pin=(taskset -c 0)
-  wrk_pin=(taskset -c 1)
-  placement="server pinned to CPU 0, wrk pinned to CPU 1"
+  client_pin=(taskset -c 1)
+  placement="servers pinned to CPU 0, load generators pinned to CPU 1"
 else
   placement="not pinned (PIN=1 pins them)"
 fi
 
 echo "== karmada-policy-webhook benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -m), $cores cores)"
-echo "   $cores cores: the server runs with --threads $SERVER_THREADS, wrk (-t$WRK_THREADS) takes the"
-echo "   other core; load generator and server share the machine, so absolute figures are a lower"
+echo "   $cores cores: the servers run with --threads $SERVER_THREADS, the load generators take the"
+echo "   rest; load generator and server share the machine, so absolute figures are a lower"
 echo "   bound, the ratio to the ceiling (same run, same box) is the figure to compare."
 echo "   placement: $placement."
 read -r load1 _ </proc/loadavg
 echo "   load average before starting: $load1"
 if awk -v l="$load1" 'BEGIN { exit !(l >= 0.5) }'; then
-  echo "   WARNING: the box is not idle (load $load1): other work competes with server and wrk;"
-  echo "   the figures are noisier than usual, the ratios less so."
+  echo "   WARNING: the box is not idle (load $load1): other work competes with servers and clients;"
+  echo "   the figures are noisier than usual, the ratios (medians of $ROUNDS rounds) less so."
 fi
-echo "   body: ${body#"$root"/} ($(wc -c <"$body") bytes) POST $path"
-echo "   keep-alive: wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency (after $WARMUP warm-up)"
-echo "   new TLS connections: the same wrk, -d$TLS_DURATION, header 'Connection: close' (each request"
-echo "   a new TCP connection + full TLS 1.3 handshake, no resumption, one review, close)"
+echo "   body: ${body#"$root"/} ($(wc -c <"$body") bytes), POST $validate_path and $mutate_path"
+echo "   keep-alive: $ROUNDS rounds x wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target,"
+echo "   order rotated each round (after one $WARMUP warm-up per target)"
+echo "   new TLS connections: $ROUNDS rounds x connrate --connections $CONN_SLOTS --threads $CONN_THREADS"
+echo "   --seconds $tls_seconds (after a ${conn_warmup} s warm-up) per server: each connection a TCP connect,"
+echo "   a full TLS 1.3 handshake (no resumption), one review, close"
 echo
 
+# ---- helpers ----
 free_port() {
   python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()'
 }
 
-# The value of KEY in a WRK_RESULT line.
+# The value of KEY in a WRK_RESULT / CONNRATE / OPENLOOP line.
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 
-# run_wrk OUTPUT DURATION [extra wrk args...]: the WRK_RESULT line, or exits with wrk's output.
+vm_hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
+# utime + stime of a process (all its threads), in clock ticks (fields 14 and 15 of /proc/PID/stat).
+cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+clk_tck="$(getconf CLK_TCK)"
+now_s() { date +%s.%N; }
+# cpu_percent TICKS SECONDS: share of one core. cpu_us_each TICKS COUNT: CPU µs per request.
+cpu_percent() { awk -v t="$1" -v s="$2" -v hz="$clk_tck" 'BEGIN { if (s > 0) printf "%.0f", t / hz / s * 100; else print "n/a" }'; }
+cpu_us_each() { awk -v t="$1" -v n="$2" -v hz="$clk_tck" 'BEGIN { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else print "n/a" }'; }
+
+# Statistics of the numbers on stdin, one a line (anything else is ignored).
+median() {
+  sort -g | awk '$1 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { v[++n] = $1 }
+    END { if (n == 0) print "n/a"; else if (n % 2) print v[(n + 1) / 2]; else print (v[n / 2] + v[n / 2 + 1]) / 2 }'
+}
+# spread [PRINTF_FORMAT]: "min..max" of stdin.
+spread() {
+  sort -g | awk -v f="${1:-%s}" '$1 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { v[++n] = $1 }
+    END { if (n == 0) print "n/a"; else printf f ".." f "\n", v[1], v[n] }'
+}
+# over_rounds ARRAY KEY: ARRAY[KEY,1] .. ARRAY[KEY,ROUNDS], one a line.
+over_rounds() {
+  local -n _values="$1"
+  local r
+  for ((r = 1; r <= ROUNDS; r++)); do echo "${_values[$2,$r]:-n/a}"; done
+}
+# ratio_rounds ARRAY A B: ARRAY[A,r] / ARRAY[B,r] for each round, one a line.
+ratio_rounds() {
+  local -n _values="$1"
+  local r
+  for ((r = 1; r <= ROUNDS; r++)); do ratio "${_values[$2,$r]:-0}" "${_values[$3,$r]:-0}"; echo; done
+}
+int() { awk -v v="$1" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else printf "%.0f", v }'; }
+ms() { awk -v us="$1" 'BEGIN { if (us == "n/a" || us == "") print "n/a"; else printf "%.2f ms", us / 1000 }'; }
+mib() { awk -v kib="$1" 'BEGIN { if (kib == "n/a" || kib == "") print "n/a"; else printf "%.1f", kib / 1024 }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+
+# start_server NAME COMMAND...: start it on a free port, wait for its 'serving https://' line.
+start_server() {
+  local name="$1"
+  shift
+  port[$name]="$(free_port)"
+  local err="$tmp/$name.stderr"
+  echo "== $name: $* --bind-address 127.0.0.1 --secure-port ${port[$name]} --cert-dir CERTS"
+  "$@" --bind-address 127.0.0.1 --secure-port "${port[$name]}" --cert-dir "$tmp/certs" 2>"$err" &
+  pid[$name]=$!
+  local waited=0
+  until grep -q 'serving https://' "$err"; do
+    if ! kill -0 "${pid[$name]}" 2>/dev/null || [ "$waited" -ge 100 ]; then
+      echo "$0: $name did not start (no 'serving https://' line within 10 s):" >&2
+      cat "$err" >&2
+      exit 1
+    fi
+    sleep 0.1
+    waited=$((waited + 1))
+  done
+  echo "   $(grep 'serving https://' "$err")"
+}
+
+# check_answer NAME PATH UID [patch]: one request first — the figures mean nothing if the answer
+# is wrong. With `patch`, the answer must also carry a JSONPatch.
+check_answer() {
+  local name="$1" path="$2" expect_uid="$3" want_patch="${4:-}"
+  local answer code
+  answer="$(curl -sS --max-time 10 --cacert "$tmp/certs/ca.crt" \
+    -H 'Content-Type: application/json' --data-binary "@$body" \
+    -w '\n%{http_code}' "https://127.0.0.1:${port[$name]}$path")"
+  code="${answer##*$'\n'}"
+  answer="${answer%$'\n'*}"
+  if [ "$code" != 200 ] || [[ "$answer" != *'"allowed":true'* ]] ||
+     [[ "$answer" != *"\"uid\":\"$expect_uid\""* ]] ||
+     { [ -n "$want_patch" ] && { [[ "$answer" != *'"patch":"'* ]] ||
+                                 [[ "$answer" != *'"patchType":"JSONPatch"'* ]]; }; }; then
+    echo "$0: $name answered HTTP $code on $path, not an allowed review with uid $expect_uid${want_patch:+ and a JSONPatch}:" >&2
+    echo "$answer" >&2
+    exit 1
+  fi
+  echo "   check $path: HTTP 200, \"allowed\":true, uid $expect_uid${want_patch:+, a JSONPatch}"
+}
+
+# stop_server NAME: SIGTERM; it must exit 0 within 15 s.
+stop_server() {
+  local name="$1" p="${pid[$1]}"
+  kill -TERM "$p"
+  local status=0 deadline=$((SECONDS + 15))
+  while kill -0 "$p" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
+  if kill -0 "$p" 2>/dev/null; then
+    echo "$0: $name did not stop within 15 s of SIGTERM:" >&2
+    cat "$tmp/$name.stderr" >&2
+    kill -KILL "$p" 2>/dev/null || true
+    exit 1
+  fi
+  wait "$p" || status=$?
+  unset "pid[$name]"
+  if [ "$status" -ne 0 ]; then
+    echo "$0: $name exited $status on SIGTERM:" >&2
+    cat "$tmp/$name.stderr" >&2
+    exit 1
+  fi
+  echo "   $name stopped on SIGTERM (exit 0)"
+}
+
+# run_wrk OUTPUT PORT PATH DURATION [extra wrk args...]: the WRK_RESULT line, or exits with
+# wrk's output.
 run_wrk() {
-  local out="$1" duration="$2"
-  shift 2
-  BODY_FILE="$body" BENCH_PATH="$path" "${wrk_pin[@]}" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" \
-    -d"$duration" "$@" -s "$lua" "https://127.0.0.1:$port$path" >"$out" 2>&1 || true
+  local out="$1" p="$2" path="$3" duration="$4"
+  shift 4
+  BODY_FILE="$body" BENCH_PATH="$path" "${client_pin[@]}" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" \
+    -d"$duration" "$@" -s "$lua" "https://127.0.0.1:$p$path" >"$out" 2>&1 || true
   local line
   line="$(grep '^WRK_RESULT' "$out" || true)"
   if [ -z "$line" ]; then
@@ -143,263 +327,378 @@ run_wrk() {
   fi
   echo "$line"
 }
-
-vm_hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
-# utime + stime of a process, in clock ticks (fields 14 and 15 of /proc/PID/stat).
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
-clk_tck="$(getconf CLK_TCK)"
-# cpu_percent TICKS SECONDS: share of one core. cpu_us_each TICKS COUNT: CPU µs per request.
-cpu_percent() { awk -v t="$1" -v s="$2" -v hz="$clk_tck" 'BEGIN { printf "%.0f", t / hz / s * 100 }'; }
-cpu_us_each() { awk -v t="$1" -v n="$2" -v hz="$clk_tck" 'BEGIN { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else print "n/a" }'; }
-
-# Figures per server, filled by measure.
-declare -A rps p50 p99 rss_kib tls_rps errors cpu_ka cpu_new us_ka us_new open_p99 open_p999
-
-# measure LABEL EXPECT_UID COMMAND...: start, check one answer, load, sample, stop.
-measure() {
-  local label="$1" expect_uid="$2"
-  shift 2
-  port="$(free_port)"
-  local err="$tmp/$label.stderr"
-  echo "== $label: $* --bind-address 127.0.0.1 --secure-port $port --threads $SERVER_THREADS"
-  "${server_pin[@]}" "$@" --bind-address 127.0.0.1 --secure-port "$port" \
-    --cert-dir "$tmp/certs" --threads "$SERVER_THREADS" 2>"$err" &
-  server_pid=$!
-  local waited=0
-  until grep -q 'serving https://' "$err"; do
-    if ! kill -0 "$server_pid" 2>/dev/null || [ "$waited" -ge 100 ]; then
-      echo "$0: $label did not start (no 'serving https://' line within 10 s):" >&2
-      cat "$err" >&2
-      exit 1
-    fi
-    sleep 0.1
-    waited=$((waited + 1))
-  done
-  echo "   $(grep 'serving https://' "$err")"
-
-  # One request first: the figures mean nothing if the answer is wrong.
-  local answer code
-  answer="$(curl -sS --max-time 10 --cacert "$tmp/certs/ca.crt" \
-    -H 'Content-Type: application/json' --data-binary "@$body" \
-    -w '\n%{http_code}' "https://127.0.0.1:$port$path")"
-  code="${answer##*$'\n'}"
-  answer="${answer%$'\n'*}"
-  if [ "$code" != 200 ] || [[ "$answer" != *'"allowed":true'* ]] ||
-     [[ "$answer" != *"\"uid\":\"$expect_uid\""* ]]; then
-    echo "$0: $label answered HTTP $code, not an allowed review with uid $expect_uid:" >&2
-    echo "$answer" >&2
-    exit 1
-  fi
-  echo "   check: HTTP 200, \"allowed\":true, uid $expect_uid"
-  if [ "$label" = real ]; then
-    local tls
-    tls="$(timeout 10 openssl s_client -connect "127.0.0.1:$port" </dev/null 2>/dev/null |
-      sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
-              s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
-    echo "   TLS: ${tls:-unknown}"
-  fi
-
-  run_wrk "$tmp/$label.warmup" "$WARMUP" >/dev/null
-  local line ticks
-  ticks="$(cpu_ticks "$server_pid")"
-  line="$(run_wrk "$tmp/$label.keepalive" "$DURATION" --latency)"
-  ticks=$(($(cpu_ticks "$server_pid") - ticks))
-  cpu_ka[$label]="$(cpu_percent "$ticks" "$(field "$line" duration_s)")"
-  us_ka[$label]="$(cpu_us_each "$ticks" "$(field "$line" requests)")"
-  sed -n '/Thread Stats/,/Latency Distribution/p; /^ *50%/,/^ *99%/p' "$tmp/$label.keepalive" |
-    sed 's/^/   /'
-  echo "   $line"
-  rps[$label]="$(field "$line" rps)"
-  p50[$label]="$(field "$line" p50_us)"
-  p99[$label]="$(field "$line" p99_us)"
-  local errs=0 k
+wrk_errors() {  # the errors of a WRK_RESULT line: non-2xx answers and socket errors
+  local n=0 k
   for k in non2xx connect_errors read_errors write_errors timeouts; do
-    errs=$((errs + $(field "$line" "$k")))
+    n=$((n + $(field "$1" "$k")))
   done
-  local hwm_keepalive
-  hwm_keepalive="$(vm_hwm_kib "$server_pid")"
-  echo "   server CPU: ${cpu_ka[$label]}% of a core, ${us_ka[$label]} µs per request; VmHWM after keep-alive load: $hwm_keepalive kB"
-
-  ticks="$(cpu_ticks "$server_pid")"
-  line="$(run_wrk "$tmp/$label.tls" "$TLS_DURATION" -H 'Connection: close')"
-  ticks=$(($(cpu_ticks "$server_pid") - ticks))
-  cpu_new[$label]="$(cpu_percent "$ticks" "$(field "$line" duration_s)")"
-  us_new[$label]="$(cpu_us_each "$ticks" "$(field "$line" requests)")"
-  echo "   new connections: $line"
-  tls_rps[$label]="$(field "$line" rps)"
-  for k in non2xx connect_errors write_errors timeouts; do
-    errs=$((errs + $(field "$line" "$k")))
-  done
-  # read errors here would be connections closed under wrk before an answer
-  errs=$((errs + $(field "$line" read_errors)))
-  errors[$label]="$errs"
-  # Open loop: a fixed rate over keep-alive connections, latency from each scheduled send time.
-  if [ -x "$openloop" ]; then
-    local open
-    open="$("$openloop" --port "$port" --ca "$tmp/certs/ca.crt" --body "$body" --path "$path" \
-      --rate "$OPEN_RATE" --connections "$OPEN_CONNECTIONS" --seconds "$OPEN_SECONDS" || true)"
-    echo "   open loop: $open"
-    open_p99[$label]="$(field "$open" p99_us)"
-    open_p999[$label]="$(field "$open" p999_us)"
-  fi
-  rss_kib[$label]="$(vm_hwm_kib "$server_pid")"
-  echo "   server CPU: ${cpu_new[$label]}% of a core, ${us_new[$label]} µs per connection; VmHWM after new-connection load: ${rss_kib[$label]} kB"
-  if [ "$errs" -ne 0 ]; then
-    echo "   WARNING: $label had $errs errors under load (non-2xx or socket errors): see above"
-  fi
-
-  kill -TERM "$server_pid"
-  local status=0 deadline=$((SECONDS + 15))
-  while kill -0 "$server_pid" 2>/dev/null && [ "$SECONDS" -lt "$deadline" ]; do sleep 0.1; done
-  if kill -0 "$server_pid" 2>/dev/null; then
-    echo "$0: $label did not stop within 15 s of SIGTERM:" >&2
-    cat "$err" >&2
-    kill -KILL "$server_pid" 2>/dev/null || true
-    exit 1
-  fi
-  wait "$server_pid" || status=$?
-  server_pid=
-  if [ "$status" -ne 0 ]; then
-    echo "$0: $label exited $status on SIGTERM:" >&2
-    cat "$err" >&2
-    exit 1
-  fi
-  echo "   stopped on SIGTERM (exit 0)"
-  echo
+  echo "$n"
 }
 
+# run_connrate OUTPUT NAME PATH: one connrate run against server NAME. Sets conn_line (the
+# CONNRATE line), conn_ticks (the server's CPU ticks over the measured window) and conn_window
+# (that window, seconds). The server's CPU is sampled at the edges of connrate's measured window
+# (after its warm-up), so warm-up connections are not charged to the measured ones.
+run_connrate() {
+  local out="$1" name="$2" path="$3"
+  "${client_pin[@]}" "$connrate" --port "${port[$name]}" --body "$body" --path "$path" \
+    --connections "$CONN_SLOTS" --seconds "$tls_seconds" --warmup "$conn_warmup" \
+    --threads "$CONN_THREADS" >"$out" 2>&1 &
+  client_pid=$!
+  sleep "$conn_warmup"
+  local t0 w0 t1 w1
+  t0="$(cpu_ticks "${pid[$name]}")"
+  w0="$(now_s)"
+  sleep "$tls_seconds"
+  w1="$(now_s)"
+  t1="$(cpu_ticks "${pid[$name]}")"
+  wait "$client_pid" || true  # exit 1 on errors: they are reported, not fatal
+  client_pid=
+  conn_line="$(grep '^CONNRATE' "$out" || true)"
+  if [ -z "$conn_line" ]; then
+    echo "$0: connrate produced no result:" >&2
+    cat "$out" >&2
+    exit 1
+  fi
+  conn_ticks=$((t1 - t0))
+  conn_window="$(awk -v a="$w0" -v b="$w1" 'BEGIN { printf "%.3f", b - a }')"
+}
+
+# ---- the servers, started once ----
 request_uid="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["request"]["uid"])' "$body")"
 real_flags=(--health-probe-bind-address 0 --metrics-bind-address 0 --shutdown-delay 0s)
-measure real "$request_uid" "$webhook" serve "${real_flags[@]}"
+start_server real "${server_pin[@]}" "$webhook" serve --threads "$SERVER_THREADS" "${real_flags[@]}"
+check_answer real "$validate_path" "$request_uid"
 # The mutating path on the same review: a CREATE, so every answer carries a fresh permanent id.
-path="/mutate-propagationpolicy"
-measure mutate "$request_uid" "$webhook" serve "${real_flags[@]}"
-path="/validate-propagationpolicy"
-measure ceiling bench "$ceiling"
+check_answer real "$mutate_path" "$request_uid" patch
+tls="$(timeout 10 openssl s_client -connect "127.0.0.1:${port[real]}" </dev/null 2>/dev/null |
+  sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
+          s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
+echo "   TLS: ${tls:-unknown}"
+start_server ceiling "${server_pin[@]}" "$ceiling" --threads "$SERVER_THREADS"
+check_answer ceiling "$validate_path" bench
+echo
+
+# ---- keep-alive load: ROUNDS rounds, order rotated ----
+targets=(validating mutating ceiling)
+declare -A t_server=([validating]=real [mutating]=real [ceiling]=ceiling)
+declare -A t_path=([validating]="$validate_path" [mutating]="$mutate_path" [ceiling]="$validate_path")
+declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
+
+echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
+for t in "${targets[@]}"; do
+  run_wrk "$tmp/warmup.$t" "${port[${t_server[$t]}]}" "${t_path[$t]}" "$WARMUP" >/dev/null
+done
+echo "   warm-up: $WARMUP per target, done"
+fmt='   %-5s %-10s %9s %9s %9s %6s %11s %11s\n'
+printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request
+for ((r = 1; r <= ROUNDS; r++)); do
+  for ((i = 0; i < ${#targets[@]}; i++)); do
+    t="${targets[$(((r - 1 + i) % ${#targets[@]}))]}"
+    s="${t_server[$t]}"
+    ticks="$(cpu_ticks "${pid[$s]}")"
+    line="$(run_wrk "$tmp/keepalive.$t.$r" "${port[$s]}" "${t_path[$t]}" "$DURATION" --latency)"
+    ticks=$(($(cpu_ticks "${pid[$s]}") - ticks))
+    ka_rps[$t,$r]="$(field "$line" rps)"
+    ka_p50[$t,$r]="$(field "$line" p50_us)"
+    ka_p99[$t,$r]="$(field "$line" p99_us)"
+    ka_err[$t,$r]="$(wrk_errors "$line")"
+    ka_cpu[$t,$r]="$(cpu_percent "$ticks" "$(field "$line" duration_s)")"
+    ka_us[$t,$r]="$(cpu_us_each "$ticks" "$(field "$line" requests)")"
+    printf "$fmt" "$r" "$t" "$(int "${ka_rps[$t,$r]}")" "$(ms "${ka_p50[$t,$r]}")" \
+      "$(ms "${ka_p99[$t,$r]}")" "${ka_err[$t,$r]}" "${ka_cpu[$t,$r]}%" "${ka_us[$t,$r]}"
+  done
+done
+echo "   (server CPU: utime+stime of the server process over the run, as a share of one core, and"
+echo "    per request; the real server serves both validating and mutating)"
+declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() sum_err=()
+for t in "${targets[@]}"; do
+  m_rps[$t]="$(over_rounds ka_rps "$t" | median)"
+  r_rps[$t]="$(over_rounds ka_rps "$t" | spread %.0f)"
+  m_p50[$t]="$(over_rounds ka_p50 "$t" | median)"
+  m_p99[$t]="$(over_rounds ka_p99 "$t" | median)"
+  m_cpu[$t]="$(over_rounds ka_cpu "$t" | median)"
+  m_us[$t]="$(over_rounds ka_us "$t" | median)"
+  sum_err[$t]="$(over_rounds ka_err "$t" | awk '{ n += $1 } END { print n + 0 }')"
+  if [ "${sum_err[$t]}" -ne 0 ]; then
+    echo "   WARNING: $t had ${sum_err[$t]} errors under keep-alive load (non-2xx or socket errors)"
+  fi
+done
+echo
+
+# ---- new TLS connections: ROUNDS rounds of connrate, alternating ----
+servers=(real ceiling)
+declare -A nc_rate=() nc_err=() nc_p50=() nc_p99=() nc_client=() nc_srv=() nc_cpu=()
+echo "== new TLS connections: $ROUNDS rounds of connrate --connections $CONN_SLOTS --threads $CONN_THREADS --seconds $tls_seconds"
+echo "   (real on $validate_path; each connection: connect, full TLS 1.3 handshake, one review, close)"
+fmt='   %-5s %-8s %9s %9s %9s %6s %11s %13s %13s\n'
+printf "$fmt" round server conns/s p50 p99 errors "server CPU" "server µs/conn" "client µs/conn"
+for ((r = 1; r <= ROUNDS; r++)); do
+  for ((i = 0; i < ${#servers[@]}; i++)); do
+    s="${servers[$(((r - 1 + i) % ${#servers[@]}))]}"
+    run_connrate "$tmp/connrate.$s.$r" "$s" "$validate_path"
+    nc_rate[$s,$r]="$(field "$conn_line" rate)"
+    nc_err[$s,$r]="$(field "$conn_line" errors)"
+    nc_p50[$s,$r]="$(field "$conn_line" p50_us)"
+    nc_p99[$s,$r]="$(field "$conn_line" p99_us)"
+    nc_client[$s,$r]="$(field "$conn_line" client_cpu_us)"
+    nc_cpu[$s,$r]="$(cpu_percent "$conn_ticks" "$conn_window")"
+    nc_srv[$s,$r]="$(cpu_us_each "$conn_ticks" \
+      "$(awk -v r="${nc_rate[$s,$r]}" -v w="$conn_window" 'BEGIN { print r * w }')")"
+    printf "$fmt" "$r" "$s" "$(int "${nc_rate[$s,$r]}")" "$(ms "${nc_p50[$s,$r]}")" \
+      "$(ms "${nc_p99[$s,$r]}")" "${nc_err[$s,$r]}" "${nc_cpu[$s,$r]}%" "${nc_srv[$s,$r]}" \
+      "${nc_client[$s,$r]}"
+  done
+done
+declare -A mn_rate=() rn_rate=() mn_p50=() mn_p99=() mn_client=() mn_srv=() mn_cpu=() sn_err=()
+for s in "${servers[@]}"; do
+  mn_rate[$s]="$(over_rounds nc_rate "$s" | median)"
+  rn_rate[$s]="$(over_rounds nc_rate "$s" | spread %.0f)"
+  mn_p50[$s]="$(over_rounds nc_p50 "$s" | median)"
+  mn_p99[$s]="$(over_rounds nc_p99 "$s" | median)"
+  mn_client[$s]="$(over_rounds nc_client "$s" | median)"
+  mn_srv[$s]="$(over_rounds nc_srv "$s" | median)"
+  mn_cpu[$s]="$(over_rounds nc_cpu "$s" | median)"
+  sn_err[$s]="$(over_rounds nc_err "$s" | awk '{ n += $1 } END { print n + 0 }')"
+  if [ "${sn_err[$s]}" -ne 0 ]; then
+    echo "   WARNING: $s had ${sn_err[$s]} failed connections (handshake, socket or wrong answer)"
+  fi
+done
+echo
+
+# ---- open loop: a fixed rate over keep-alive connections ----
+declare -A open_p50=() open_p99=() open_p999=() open_err=()
+echo "== open loop: $OPEN_RATE requests/s over $OPEN_CONNECTIONS keep-alive connections, $OPEN_SECONDS s"
+echo "   (latency from each request's scheduled send time: a slow answer cannot hide the queue)"
+for s in real ceiling; do
+  open="$("${client_pin[@]}" "$openloop" --port "${port[$s]}" --ca "$tmp/certs/ca.crt" \
+    --body "$body" --path "$validate_path" --rate "$OPEN_RATE" --connections "$OPEN_CONNECTIONS" \
+    --seconds "$OPEN_SECONDS" 2>&1 || true)"
+  if ! grep -q '^OPENLOOP' <<<"$open"; then
+    echo "$0: openloop produced no result against $s:" >&2
+    echo "$open" >&2
+    exit 1
+  fi
+  open="$(grep '^OPENLOOP' <<<"$open")"
+  echo "   $s: $open"
+  open_p50[$s]="$(field "$open" p50_us)"
+  open_p99[$s]="$(field "$open" p99_us)"
+  open_p999[$s]="$(field "$open" p999_us)"
+  open_err[$s]="$(field "$open" errors)"
+done
+echo
+
+# ---- peak RSS ----
+declare -A rss_kib=()
+echo "== peak RSS (VmHWM) after all the loads above, then the servers stop"
+for s in real ceiling; do
+  rss_kib[$s]="$(vm_hwm_kib "${pid[$s]}")"
+  echo "   $s (--threads $SERVER_THREADS): ${rss_kib[$s]} kB"
+done
+stop_server real
+stop_server ceiling
+echo
+
+# The RSS target is for the server as deployed: the default thread count (one per core).
+start_server default "$webhook" serve "${real_flags[@]}"
+check_answer default "$validate_path" "$request_uid"
+line="$(run_wrk "$tmp/default.keepalive" "${port[default]}" "$validate_path" "$DURATION" --latency)"
+echo "   keep-alive: $line"
+default_err="$(wrk_errors "$line")"
+run_connrate "$tmp/default.connrate" default "$validate_path"
+echo "   new connections: $conn_line"
+default_err=$((default_err + $(field "$conn_line" errors)))
+rss_kib[default]="$(vm_hwm_kib "${pid[default]}")"
+echo "   VmHWM after both loads: ${rss_kib[default]} kB (default threads: $cores)"
+if [ "$default_err" -ne 0 ]; then
+  echo "   WARNING: the default-threads server had $default_err errors under load"
+fi
+stop_server default
+echo
 
 # ---- ns per review (no TLS, no HTTP) ----
-bench_summary=
+bench_json="$tmp/review_bench.json"
 if [ -x "$review_bench" ]; then
   echo "== review_bench: ns per review through handle_http (decode + rules + encode)"
   echo "   Review/* include copying the body into a reused string (handle_http parses in place);"
-  echo "   CopyBody is that copy alone."
+  echo "   CopyBody is that copy alone. allocs: heap allocations per review (the malloc family)."
   "${server_pin[@]}" "$review_bench" --benchmark_min_time="$BENCH_MIN_TIME" \
-    --benchmark_out="$tmp/review_bench.json" --benchmark_out_format=json 2>&1 | sed 's/^/   /'
-  bench_summary="$(python3 - "$tmp/review_bench.json" <<'EOF'
-import json, sys
-runs = json.load(open(sys.argv[1]))["benchmarks"]
-names = {"BM_CopyBody/pp_allowed": "copy body only (baseline)",
-         "BM_Review/pp_allowed": "PropagationPolicy, allowed",
-         "BM_Review/pp_denied": "PropagationPolicy, denied (9 errors)",
-         "BM_Review/cpp_allowed": "ClusterPropagationPolicy, allowed",
-         "BM_Review/pp_mutate": "PropagationPolicy, mutate (CREATE)"}
-for r in runs:
-    if r.get("run_type", "iteration") != "iteration":
-        continue
-    if r.get("error_occurred"):
-        print("  %-40s ERROR %s" % (names.get(r["name"], r["name"]), r.get("error_message", "")))
-        continue
-    scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[r.get("time_unit", "ns")]
-    ns = r["real_time"] * scale
-    body = r.get("body_B")
-    print("  %-40s %9.0f ns%s" % (names.get(r["name"], r["name"]), ns,
-                                   "   (%d-byte body)" % body if body else ""))
-EOF
-)"
+    --benchmark_out="$bench_json" --benchmark_out_format=json 2>&1 | sed 's/^/   /'
   echo
 else
   echo "== review_bench not built (Google Benchmark missing: apt-get install libbenchmark-dev)"
   echo
 fi
 
-# ---- summary ----
-ms() { awk -v us="$1" 'BEGIN { printf "%.2f ms", us / 1000 }'; }
-mib() { awk -v kib="$1" 'BEGIN { printf "%.1f", kib / 1024 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
-
-echo "== summary (server --threads $SERVER_THREADS; wrk -t$WRK_THREADS -c$CONNECTIONS; keep-alive $DURATION; new connections $TLS_DURATION; $placement)"
-fmt='  %-9s %9s %9s %9s %13s %16s %7s\n'
-printf "$fmt" server req/s p50 p99 "peak RSS MiB" "new TLS conns/s" errors
-for s in real mutate ceiling; do
-  printf "$fmt" "$s" "$(printf '%.0f' "${rps[$s]}")" "$(ms "${p50[$s]}")" "$(ms "${p99[$s]}")" \
-    "$(mib "${rss_kib[$s]}")" "$(printf '%.0f' "${tls_rps[$s]}")" "${errors[$s]}"
-done
-printf "$fmt" real/ceil "$(ratio "${rps[real]}" "${rps[ceiling]}")" \
-  "$(ratio "${p50[real]}" "${p50[ceiling]}")" "$(ratio "${p99[real]}" "${p99[ceiling]}")" \
-  "$(ratio "${rss_kib[real]}" "${rss_kib[ceiling]}")" "$(ratio "${tls_rps[real]}" "${tls_rps[ceiling]}")" ""
-printf "$fmt" mutate/ceil "$(ratio "${rps[mutate]}" "${rps[ceiling]}")" \
-  "$(ratio "${p50[mutate]}" "${p50[ceiling]}")" "$(ratio "${p99[mutate]}" "${p99[ceiling]}")" \
-  "$(ratio "${rss_kib[mutate]}" "${rss_kib[ceiling]}")" "$(ratio "${tls_rps[mutate]}" "${tls_rps[ceiling]}")" ""
-echo "  req/s real/ceiling: $(ratio "${rps[real]}" "${rps[ceiling]}"), mutate/ceiling: $(ratio "${rps[mutate]}" "${rps[ceiling]}") (1.00 would mean decode + rules + encode cost nothing next to TLS + HTTP)"
-echo
-echo "  server CPU (utime+stime from /proc/PID/stat; per request, steadier than rates when wrk is the limit):"
-fmt='  %-9s %15s %12s %15s %15s\n'
-printf "$fmt" server "keep-alive CPU%" "µs/request" "new-conns CPU%" "µs/connection"
-for s in real mutate ceiling; do
-  printf "$fmt" "$s" "${cpu_ka[$s]}" "${us_ka[$s]}" "${cpu_new[$s]}" "${us_new[$s]}"
-done
-printf "$fmt" real/ceil "" "$(ratio "${us_ka[real]}" "${us_ka[ceiling]}")" "" \
-  "$(ratio "${us_new[real]}" "${us_new[ceiling]}")"
-echo "  CPU% is the server's share of one core (its one thread) during that load."
-for s in real mutate ceiling; do
-  for phase in ka new; do
-    declare -n cpu="cpu_$phase"
-    if [ "${cpu[$s]}" -lt 85 ]; then
-      echo "  NOTE: the $s server was busy ${cpu[$s]}% under the $([ $phase = ka ] && echo keep-alive || echo new-connection) load: wrk, sharing"
-      echo "        the box, was the limit there, so that rate is a lower bound; the µs figure is the steadier one."
+# ---- instructions per review (callgrind) ----
+reviews=(pp_allowed pp_denied cpp_allowed pp_mutate)
+declare -A ir=() ir_calls=() ir_each=()
+echo "== instructions per review: callgrind, inclusive Ir of kpw::handle_http / its calls"
+if [ -n "$callgrind_note" ]; then
+  echo "   $callgrind_note"
+  for b in "${reviews[@]}"; do ir_each[$b]=n/a; done
+else
+  # A min_time far below one iteration's time under valgrind: every repetition is exactly one
+  # timed iteration (plus review_bench's own check and 16 warm-up calls), so the number of calls
+  # — and the count — is the same on every run; 10 repetitions dilute the first, cold call.
+  echo "   valgrind --tool=callgrind --toggle-collect='kpw::handle_http*' review_bench"
+  echo "     --benchmark_filter='BM_Review/NAME\$' --benchmark_min_time=0.000001 --benchmark_repetitions=10"
+  fmt='   %-12s %14s %10s %16s\n'
+  printf "$fmt" review "Ir (total)" reviews "instructions/review"
+  for b in "${reviews[@]}"; do
+    f="$tmp/callgrind.$b"
+    if ! valgrind --tool=callgrind --callgrind-out-file="$f" --toggle-collect='kpw::handle_http*' \
+         "$review_bench" --benchmark_filter="BM_Review/$b\$" --benchmark_min_time=0.000001 \
+         --benchmark_repetitions=10 >"$f.log" 2>&1; then
+      echo "$0: callgrind on BM_Review/$b failed:" >&2
+      cat "$f.log" >&2
+      exit 1
     fi
-    unset -n cpu
+    # In the caller tree, the lines before `*  ...kpw::handle_http(` (up to a blank line) are
+    # its callers: `  7,033,614 (100.0%)  < ???:...BM_Review(...) (180x) [...]`.
+    read -r "ir[$b]" "ir_calls[$b]" < <(callgrind_annotate --inclusive=yes --tree=caller "$f" | awk '
+      /^[[:space:]]*$/ { ir = 0; calls = 0; next }
+      /\*  [^ ]*kpw::handle_http\(/ { if (!done) { print ir, calls; done = 1 } next }
+      / < / { v = $1; gsub(",", "", v); ir += v
+              if (match($0, /\([0-9]+x\)/)) calls += substr($0, RSTART + 1, RLENGTH - 3) }') || true
+    if [ -z "${ir[$b]:-}" ] || [ "${ir_calls[$b]:-0}" -eq 0 ]; then
+      echo "$0: no kpw::handle_http calls in the callgrind profile of BM_Review/$b" >&2
+      callgrind_annotate --inclusive=yes --tree=caller "$f" | head -40 >&2
+      exit 1
+    fi
+    ir_each[$b]="$(awk -v a="${ir[$b]}" -v n="${ir_calls[$b]}" 'BEGIN { printf "%.0f", a / n }')"
+    printf "$fmt" "$b" "${ir[$b]}" "${ir_calls[$b]}" "${ir_each[$b]}"
   done
-done
-echo
-if [ -n "$bench_summary" ]; then
-  echo "  ns per review (handle_http, one core, no TLS/HTTP):"
-  echo "$bench_summary"
 fi
-# ---- the targets of the performance issue, in one table ----
-ns_of() {  # ns_of NAME FIELD: a figure of one review_bench run
-  [ -f "$tmp/review_bench.json" ] || { echo n/a; return; }
-  python3 - "$tmp/review_bench.json" "$1" "$2" <<'PY'
+echo
+
+# ---- summary ----
+bench_of() {  # bench_of NAME FIELD: a figure of one review_bench run (FIELD ns, or a counter)
+  [ -f "$bench_json" ] || { echo n/a; return; }
+  python3 - "$bench_json" "$1" "$2" <<'PY'
 import json, sys
 for r in json.load(open(sys.argv[1]))["benchmarks"]:
     if r["name"] == sys.argv[2] and r.get("run_type", "iteration") == "iteration":
+        if r.get("error_occurred"):
+            break
         scale = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}[r.get("time_unit", "ns")]
-        print("%.0f" % (r["real_time"] * scale if sys.argv[3] == "ns" else r.get(sys.argv[3], 0)))
+        v = r["real_time"] * scale if sys.argv[3] == "ns" else r.get(sys.argv[3])
+        print("n/a" if v is None else "%.0f" % v)
         break
 else:
     print("n/a")
 PY
 }
+
+echo "== summary (servers --threads $SERVER_THREADS; medians of $ROUNDS rounds; $placement)"
+echo "  keep-alive: wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION per round"
+fmt='  %-18s %9s %15s %9s %9s %7s %11s %11s\n'
+printf "$fmt" target req/s "req/s min..max" p50 p99 errors "server CPU" µs/request
+for t in "${targets[@]}"; do
+  printf "$fmt" "$t" "$(int "${m_rps[$t]}")" "${r_rps[$t]}" "$(ms "${m_p50[$t]}")" \
+    "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}"
+done
+for t in validating mutating; do
+  printf "$fmt" "$t/ceiling" "$(ratio "${m_rps[$t]}" "${m_rps[ceiling]}")" "" \
+    "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
+    "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
+done
+echo "  (req/s ratio 1.00 would mean decode + rules + encode cost nothing next to TLS + HTTP)"
+echo
+echo "  new TLS connections: connrate, $CONN_SLOTS slots, $CONN_THREADS threads, ${tls_seconds} s per round"
+fmt='  %-18s %9s %15s %9s %9s %7s %11s %14s %14s\n'
+printf "$fmt" server conns/s "min..max" p50 p99 errors "server CPU" "server µs/conn" "client µs/conn"
+for s in real ceiling; do
+  printf "$fmt" "$s" "$(int "${mn_rate[$s]}")" "${rn_rate[$s]}" "$(ms "${mn_p50[$s]}")" \
+    "$(ms "${mn_p99[$s]}")" "${sn_err[$s]}" "${mn_cpu[$s]}%" "${mn_srv[$s]}" "${mn_client[$s]}"
+done
+printf "$fmt" real/ceiling "$(ratio "${mn_rate[real]}" "${mn_rate[ceiling]}")" "" \
+  "$(ratio "${mn_p50[real]}" "${mn_p50[ceiling]}")" "$(ratio "${mn_p99[real]}" "${mn_p99[ceiling]}")" \
+  "" "" "$(ratio "${mn_srv[real]}" "${mn_srv[ceiling]}")" ""
+echo
+echo "  open loop: $OPEN_RATE req/s over $OPEN_CONNECTIONS connections, $OPEN_SECONDS s"
+fmt='  %-18s %9s %9s %9s %7s\n'
+printf "$fmt" server p50 p99 p99.9 errors
+for s in real ceiling; do
+  printf "$fmt" "$s" "$(ms "${open_p50[$s]}")" "$(ms "${open_p99[$s]}")" "$(ms "${open_p999[$s]}")" \
+    "${open_err[$s]}"
+done
+echo
+echo "  peak RSS (VmHWM): real --threads $SERVER_THREADS $(mib "${rss_kib[real]}") MiB, ceiling --threads" \
+  "$SERVER_THREADS $(mib "${rss_kib[ceiling]}") MiB, real with the default threads ($cores) $(mib "${rss_kib[default]}") MiB"
+echo
+# CPU% is a share of one core; a server below 85% per thread was held back by the clients.
+busy=$((85 * SERVER_THREADS))
+for t in "${targets[@]}"; do
+  if [ "$(int "${m_cpu[$t]}")" != n/a ] && [ "$(int "${m_cpu[$t]}")" -lt "$busy" ]; then
+    echo "  NOTE: the server was busy ${m_cpu[$t]}% (median) under the $t keep-alive load: wrk, sharing"
+    echo "        the box, was the limit there, so that rate is a lower bound; µs/request is steadier."
+  fi
+done
+for s in real ceiling; do
+  if [ "$(int "${mn_cpu[$s]}")" != n/a ] && [ "$(int "${mn_cpu[$s]}")" -lt "$busy" ]; then
+    echo "  NOTE: $s was busy ${mn_cpu[$s]}% (median) under the new-connection load: connrate, sharing"
+    echo "        the box, was the limit there, so that rate is a lower bound; µs/conn is steadier."
+  fi
+done
+if [ -f "$bench_json" ]; then
+  echo "  per review in process (handle_http, one core, no TLS/HTTP):"
+  fmt='  %-40s %9s %7s %13s %11s\n'
+  printf "$fmt" review ns allocs instructions "body bytes"
+  for pair in "BM_CopyBody/pp_allowed:copy body only (baseline):" \
+              "BM_Review/pp_allowed:PropagationPolicy, allowed:pp_allowed" \
+              "BM_Review/pp_denied:PropagationPolicy, denied (9 errors):pp_denied" \
+              "BM_Review/cpp_allowed:ClusterPropagationPolicy, allowed:cpp_allowed" \
+              "BM_Review/pp_mutate:PropagationPolicy, mutate (CREATE):pp_mutate"; do
+    IFS=: read -r name label key <<<"$pair"
+    allocs="$(bench_of "$name" allocs)"
+    bytes="$(bench_of "$name" body_B)"
+    if [ "$name" = BM_CopyBody/pp_allowed ]; then allocs="" bytes=""; fi
+    printf "$fmt" "$label" "$(bench_of "$name" ns)" "$allocs" "${key:+${ir_each[$key]}}" "$bytes"
+  done
+fi
+
+# ---- the targets of the performance issue, in one table ----
 met() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN {
   if (v == "n/a" || v == "") { print "n/a"; exit }
   ok = (op == ">=") ? (v + 0 >= t + 0) : (v + 0 < t + 0); print ok ? "yes" : "NO" }'; }
-fmt='  %-44s %12s %12s %7s %12s %5s\n'
+fmt='  %-46s %12s %12s %7s %12s %5s\n'
 echo
-echo "== targets (one run; ratios to the ceiling server from the same library)"
+echo "== targets (medians of $ROUNDS rounds; ratios to the ceiling server from the same library)"
 printf "$fmt" figure ours ceiling ratio target met
-r_val="$(ratio "${rps[real]}" "${rps[ceiling]}")"
-r_mut="$(ratio "${rps[mutate]}" "${rps[ceiling]}")"
-printf "$fmt" "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "$(printf '%.0f' "${rps[real]}")" \
-  "$(printf '%.0f' "${rps[ceiling]}")" "$r_val" ">= 0.80x" "$(met "$r_val" 0.8 '>=')"
-printf "$fmt" "mutating req/s, keep-alive" "$(printf '%.0f' "${rps[mutate]}")" \
-  "$(printf '%.0f' "${rps[ceiling]}")" "$r_mut" ">= 0.70x" "$(met "$r_mut" 0.7 '>=')"
-printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
-  "${open_p99[ceiling]:-n/a}" "" "< 1000" "$(met "${open_p99[real]:-n/a}" 1000 '<')"
-printf "$fmt" "p99.9 at $OPEN_RATE req/s (µs)" "${open_p999[real]:-n/a}" "${open_p999[ceiling]:-n/a}" "" \
-  "< 5000" "$(met "${open_p999[real]:-n/a}" 5000 '<')"
-rss_mib="$(mib "${rss_kib[real]}")"
-printf "$fmt" "peak RSS under load (MiB)" "$rss_mib" "$(mib "${rss_kib[ceiling]}")" "" "< 20" \
+r_val="$(ratio "${m_rps[validating]}" "${m_rps[ceiling]}")"
+r_mut="$(ratio "${m_rps[mutating]}" "${m_rps[ceiling]}")"
+printf "$fmt" "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "$(int "${m_rps[validating]}")" \
+  "$(int "${m_rps[ceiling]}")" "$r_val" ">= 0.80x" "$(met "$r_val" 0.8 '>=')"
+printf "$fmt" "mutating req/s, keep-alive" "$(int "${m_rps[mutating]}")" \
+  "$(int "${m_rps[ceiling]}")" "$r_mut" ">= 0.70x" "$(met "$r_mut" 0.7 '>=')"
+printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]}" \
+  "${open_p99[ceiling]}" "" "< 1000" "$(met "${open_p99[real]}" 1000 '<')"
+printf "$fmt" "p99.9 at $OPEN_RATE req/s (µs)" "${open_p999[real]}" "${open_p999[ceiling]}" "" \
+  "< 5000" "$(met "${open_p999[real]}" 5000 '<')"
+rss_mib="$(mib "${rss_kib[default]}")"
+printf "$fmt" "peak RSS under load, default threads ($cores) (MiB)" "$rss_mib" "" "" "< 20" \
   "$(met "$rss_mib" 20 '<')"
-printf "$fmt" "new TLS connections/s (full handshake)" "$(printf '%.0f' "${tls_rps[real]}")" \
-  "$(printf '%.0f' "${tls_rps[ceiling]}")" "$(ratio "${tls_rps[real]}" "${tls_rps[ceiling]}")" \
-  ">= 3000" "$(met "${tls_rps[real]}" 3000 '>=')"
-v_ns="$(ns_of BM_Review/pp_allowed ns)"
-m_ns="$(ns_of BM_Review/pp_mutate ns)"
+r_new="$(ratio "${mn_rate[real]}" "${mn_rate[ceiling]}")"
+printf "$fmt" "new TLS connections/s (full handshake)" "$(int "${mn_rate[real]}")" \
+  "$(int "${mn_rate[ceiling]}")" "$r_new" ">= 3000" "$(met "${mn_rate[real]}" 3000 '>=')"
+v_ns="$(bench_of BM_Review/pp_allowed ns)"
+m_ns="$(bench_of BM_Review/pp_mutate ns)"
 printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
 printf "$fmt" "mutating review in-process (ns)" "$m_ns" "" "" "< 10000" "$(met "$m_ns" 10000 '<')"
-printf "$fmt" "heap allocations per validating review" "$(ns_of BM_Review/pp_allowed allocs)" "" "" "0" \
-  "$(met "$(ns_of BM_Review/pp_allowed allocs)" 1 '<')"
-printf "$fmt" "heap allocations per mutating review" "$(ns_of BM_Review/pp_mutate allocs)" "" "" "few" ""
-echo "  (2 cores: wrk and the server share them; the server runs --threads $SERVER_THREADS, so"
-echo "   rates are lower bounds when the server was not at 100% — see the CPU table above)"
+v_allocs="$(bench_of BM_Review/pp_allowed allocs)"
+m_allocs="$(bench_of BM_Review/pp_mutate allocs)"
+printf "$fmt" "heap allocations per validating review" "$v_allocs" "" "" "0" "$(met "$v_allocs" 1 '<')"
+printf "$fmt" "heap allocations per mutating review" "$m_allocs" "" "" "0" "$(met "$m_allocs" 1 '<')"
+printf "$fmt" "instructions per validating review" "${ir_each[pp_allowed]}" "" "" "printed" ""
+printf "$fmt" "instructions per mutating review" "${ir_each[pp_mutate]}" "" "" "printed" ""
+echo "  rounds: $ROUNDS (medians above); spread over rounds, min..max:"
+echo "    validating/ceiling req/s  $(ratio_rounds ka_rps validating ceiling | spread)" \
+  "(per round: $(ratio_rounds ka_rps validating ceiling | paste -sd ' ' -))"
+echo "    mutating/ceiling req/s    $(ratio_rounds ka_rps mutating ceiling | spread)" \
+  "(per round: $(ratio_rounds ka_rps mutating ceiling | paste -sd ' ' -))"
+echo "    new TLS connections/s     real ${rn_rate[real]}, ceiling ${rn_rate[ceiling]}," \
+  "real/ceiling $(ratio_rounds nc_rate real ceiling | spread)"
+echo "  (2 cores: clients and servers share them; the servers run --threads $SERVER_THREADS, so"
+echo "   rates are lower bounds when a server was not at 100% — see the CPU columns above)"
 echo "  (run took $((SECONDS - started)) s)"
