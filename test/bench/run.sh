@@ -148,6 +148,9 @@ elif ! command -v valgrind >/dev/null || ! command -v callgrind_annotate >/dev/n
   callgrind_note="valgrind is not installed (apt-get install valgrind): instruction counts n/a"
 elif [ ! -x "$review_bench" ]; then
   callgrind_note="review_bench not built: instruction counts n/a"
+elif ldd "$review_bench" 2>/dev/null | grep -qE 'lib(asan|tsan|ubsan)'; then
+  # `make test-asan` runs the smoke on a sanitizer build: valgrind cannot run those.
+  callgrind_note="review_bench is a sanitizer build (valgrind cannot run it): instruction counts n/a"
 fi
 
 started=$SECONDS
