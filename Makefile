@@ -58,7 +58,7 @@ fuzz: deps
 	fi
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_FUZZ=ON \
 	  -DBUILD_TESTING=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source fuzz_json
 	test/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 certs: deps

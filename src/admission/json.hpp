@@ -1,4 +1,4 @@
-// JSON documents for admission: bounded, iterative, in-situ parsing into a per-thread arena.
+// JSON documents for admission: bounded, in-situ parsing into a per-thread arena.
 #pragma once
 
 #include <rapidjson/document.h>
@@ -10,7 +10,9 @@
 namespace kpw {
 
 using JsonAllocator = rapidjson::MemoryPoolAllocator<rapidjson::CrtAllocator>;
-using JsonDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator>;
+// The document's parse stack also lives in a pool (JsonArena's second buffer): with the default
+// CrtAllocator it was malloc'd, grown and freed on every parse.
+using JsonDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator, JsonAllocator>;
 using JsonValue = JsonDocument::ValueType;
 
 // Deeper documents are refused before any rule runs, so that every later walk
@@ -22,7 +24,7 @@ struct JsonParseResult {
   std::string error;  // empty when ok
 };
 
-// Owns the memory of one parsed document. One per thread: the first chunk is reused
+// Owns the memory of one parsed document. One per thread: the first chunks are reused
 // across requests, so a typical review allocates nothing.
 class JsonArena {
  public:
@@ -39,8 +41,11 @@ class JsonArena {
 
  private:
   static constexpr std::size_t kChunkBytes = 64 * 1024;
+  static constexpr std::size_t kStackChunkBytes = 16 * 1024;
   alignas(std::max_align_t) char chunk_[kChunkBytes];
+  alignas(std::max_align_t) char stack_chunk_[kStackChunkBytes];
   JsonAllocator allocator_;
+  JsonAllocator stack_allocator_;  // the parse stack: only one block, grown in place
   JsonDocument document_;
 };
 

@@ -16,13 +16,20 @@ trap 'rm -rf "$work"' EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 
-# Seeds: every fixture's request body (review), every object a fixture carries (patch), every
-# policy file of the check fixtures and the examples (check_source).
+# Seeds: every fixture's request body (review, and json for the differential JSON reader), every
+# object a fixture carries (patch), every policy file of the check fixtures and the examples
+# (check_source), and a few texts at the edges of JSON (json).
 python3 - "$root" "$work" <<'PY'
 import json, os, sys
 root, work = sys.argv[1], sys.argv[2]
-for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source"):
+for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source", "fuzz_json"):
     os.makedirs(os.path.join(work, d))
+edges = ['[0,-0,9223372036854775807,-9223372036854775808,18446744073709551615,1.5e-400,1e308]',
+         '["\\"\\\\\\/\\b\\f\\n\\r\\t","\\u00e9\\ud83d\\ude00","\u00e9\u20ac"]',
+         '{"a":{"b":[true,false,null]},"c":"' + 'x' * 40 + '"}', ' \t\r\n[ ] ', '"\\udc00"',
+         '{"a":1,"\\u0061":2}', '[' * 130 + ']' * 130]
+for i, e in enumerate(edges):
+    open(os.path.join(work, "fuzz_json", "edge%02d" % i), "w", encoding="utf-8").write(e)
 n = 0
 for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
     for name in sorted(files):
@@ -38,6 +45,7 @@ for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
         review = fixture.get("review")
         body = review if isinstance(review, str) else json.dumps(review)
         open(os.path.join(work, "fuzz_review", "%04d" % n), "w").write(body)
+        open(os.path.join(work, "fuzz_json", "%04d" % n), "w").write(body)
         obj = review.get("request", {}).get("object") if isinstance(review, dict) else None
         if isinstance(obj, dict):
             open(os.path.join(work, "fuzz_patch", "%04d" % n), "w").write(json.dumps(obj))
@@ -46,7 +54,7 @@ for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
 PY
 
 status=0
-for target in fuzz_review fuzz_patch fuzz_check_source; do
+for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json; do
   bin="$build/test/fuzz/$target"
   [ -x "$bin" ] || { echo "$0: $bin is not built (make fuzz builds it)" >&2; exit 1; }
   regressions=("$here/regressions/$target"/*)

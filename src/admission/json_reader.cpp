@@ -1,0 +1,510 @@
+#include "admission/json_reader.hpp"
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <system_error>
+#include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+namespace kpw {
+namespace {
+
+// ---- scanning strings for the byte that ends a run of plain ASCII text ----
+// '"', '\\', a control character, or a byte >= 0x80 (the start of a UTF-8 sequence, checked
+// where it is found: outside strings such a byte is a syntax error anyway, so the text needs no
+// separate UTF-8 pass). Sixteen bytes at a time with SSE2 (every x86-64), eight with SWAR
+// elsewhere. Loads are unaligned and made only while that many bytes are readable, so they never
+// pass the buffer.
+
+#if defined(__SSE2__)
+
+char* find_special(char* p, const char* limit) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (limit - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // A byte is below 0x20 when the unsigned minimum of it and 0x1F is the byte itself.
+    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
+    if (const int m = _mm_movemask_epi8(hit) | _mm_movemask_epi8(v)) {
+      return p + std::countr_zero(static_cast<unsigned>(m));
+    }
+    p += 16;
+  }
+  for (;; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+  }
+}
+
+#else
+
+constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+
+// The high bit of every byte of `w` that is '"', '\\', a control character (< 0x20) or >= 0x80.
+// Borrows can flag a byte above a real match, never below one, so the lowest flagged byte is
+// exact.
+constexpr std::uint64_t special_bytes(std::uint64_t w) {
+  const std::uint64_t quote = w ^ (kOnes * '"');
+  const std::uint64_t backslash = w ^ (kOnes * '\\');
+  return (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
+          ((w - kOnes * 0x20) & ~w) | w) &
+         kHighBits;
+}
+
+char* find_special(char* p, const char* limit) {
+  while (limit - p >= 8) {
+    std::uint64_t w;
+    std::memcpy(&w, p, 8);
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    if (const std::uint64_t m = special_bytes(w)) return p + (std::countr_zero(m) >> 3);
+    p += 8;
+  }
+  for (;; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+  }
+}
+
+#endif
+
+// The length of the UTF-8 sequence starting at `p` (RFC 3629: no overlong form, no surrogate,
+// nothing past U+10FFFF), or 0 when the bytes are not one. Continuation bytes are read one by
+// one, so a truncated sequence stops at the text's NUL.
+std::size_t utf8_sequence(const char* text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text);
+  const unsigned c = p[0];
+  std::size_t extra = 0;
+  unsigned lo = 0x80, hi = 0xBF;  // bounds of the first continuation byte
+  if (c >= 0xC2 && c <= 0xDF) {
+    extra = 1;
+  } else if (c >= 0xE0 && c <= 0xEF) {
+    extra = 2;
+    if (c == 0xE0) lo = 0xA0;  // overlong
+    if (c == 0xED) hi = 0x9F;  // surrogates
+  } else if (c >= 0xF0 && c <= 0xF4) {
+    extra = 3;
+    if (c == 0xF0) lo = 0x90;  // overlong
+    if (c == 0xF4) hi = 0x8F;  // beyond U+10FFFF
+  } else {
+    return 0;
+  }
+  if (p[1] < lo || p[1] > hi) return 0;
+  for (std::size_t k = 2; k <= extra; ++k) {
+    if (p[k] < 0x80 || p[k] > 0xBF) return 0;
+  }
+  return extra + 1;
+}
+
+bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
+
+// Four hexadecimal digits at `p`, read one by one so that a short text stops at its NUL.
+bool hex4(const char* p, unsigned& out) {
+  out = 0;
+  for (int i = 0; i < 4; ++i) {
+    const char c = p[i];
+    unsigned d;
+    if (c >= '0' && c <= '9') {
+      d = static_cast<unsigned>(c - '0');
+    } else if (c >= 'a' && c <= 'f') {
+      d = static_cast<unsigned>(c - 'a' + 10);
+    } else if (c >= 'A' && c <= 'F') {
+      d = static_cast<unsigned>(c - 'A' + 10);
+    } else {
+      return false;
+    }
+    out = out << 4 | d;
+  }
+  return true;
+}
+
+// Writes code point `cp` (not a surrogate, at most U+10FFFF) as UTF-8 at `w`.
+char* put_utf8(char* w, unsigned cp) {
+  if (cp < 0x80) {
+    *w++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *w++ = static_cast<char>(0xC0 | cp >> 6);
+    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *w++ = static_cast<char>(0xE0 | cp >> 12);
+    *w++ = static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *w++ = static_cast<char>(0xF0 | cp >> 18);
+    *w++ = static_cast<char>(0x80 | (cp >> 12 & 0x3F));
+    *w++ = static_cast<char>(0x80 | (cp >> 6 & 0x3F));
+    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return w;
+}
+
+// A key seen in the object being read: length and first and last bytes packed, so the bytes are
+// compared only for a likely repeat.
+struct SeenKey {
+  std::uint64_t fingerprint;
+  const char* text;
+};
+
+std::uint64_t fingerprint(std::string_view key) {
+  if (key.empty()) return 0;
+  return std::uint64_t{key.size()} | std::uint64_t{static_cast<unsigned char>(key.front())} << 32 |
+         std::uint64_t{static_cast<unsigned char>(key.back())} << 40;
+}
+
+// Recursive descent over the text, one function per JSON production. Recursion is bounded by
+// kMaxJsonDepth: a container deeper than that is refused before it is descended into.
+class Reader {
+ public:
+  Reader(char* text, std::size_t size, JsonDocument& doc, std::vector<SeenKey>& keys)
+      : begin_(text), p_(text), end_(text + size), doc_(doc), keys_(keys) {}
+
+  JsonReadResult read() {
+    skip_whitespace();
+    if (p_ == end_) {
+      fail(JsonReadError::kSyntax, "the document is empty");
+    } else if (value(0)) {
+      skip_whitespace();
+      if (p_ != end_) syntax("the document root must not be followed by other values");
+    }
+    return result_;
+  }
+
+ private:
+  // A value at p_, after any whitespace (compact JSON, what the API server sends, has none, so
+  // callers do not look for it first).
+  bool value(int depth) {
+    switch (*p_) {
+      case '{':
+        return object(depth + 1);
+      case '[':
+        return array(depth + 1);
+      case '"': {
+        std::string_view s;
+        return string(s) &&
+               doc_.String(s.data(), static_cast<rapidjson::SizeType>(s.size()), false);
+      }
+      case 't':
+        return literal("true") && doc_.Bool(true);
+      case 'f':
+        return literal("false") && doc_.Bool(false);
+      case 'n':
+        return literal("null") && doc_.Null();
+      case ' ':
+      case '\n':
+      case '\r':
+      case '\t':
+        skip_whitespace();
+        return value(depth);
+      default:
+        return number();
+    }
+  }
+
+  bool object(int depth) {
+    if (depth > kMaxJsonDepth) return fail(JsonReadError::kTooDeep, {});
+    ++p_;
+    doc_.StartObject();
+    const std::size_t first_key = keys_.size();
+    std::uint64_t seen = 0;  // a Bloom filter of this object's keys
+    rapidjson::SizeType members = 0;
+    skip_whitespace();
+    if (*p_ == '}') {
+      ++p_;
+      return doc_.EndObject(0);
+    }
+    for (;;) {
+      if (*p_ != '"') return syntax("an object member must start with a name in double quotes");
+      if (!key(first_key, seen)) return false;
+      if (!at(':')) return syntax("a ':' must follow the name of an object member");
+      ++p_;
+      if (!value(depth)) return false;
+      ++members;
+      if (*p_ != ',' && *p_ != '}') skip_whitespace();
+      if (*p_ == '}') break;
+      if (*p_ != ',') return syntax("a ',' or '}' must follow an object member");
+      ++p_;
+      skip_whitespace();
+    }
+    ++p_;
+    keys_.resize(first_key);
+    return doc_.EndObject(members);
+  }
+
+  bool array(int depth) {
+    if (depth > kMaxJsonDepth) return fail(JsonReadError::kTooDeep, {});
+    ++p_;
+    doc_.StartArray();
+    rapidjson::SizeType elements = 0;
+    if (at(']')) {
+      ++p_;
+      return doc_.EndArray(0);
+    }
+    for (;;) {
+      if (!value(depth)) return false;
+      ++elements;
+      if (*p_ != ',' && *p_ != ']') skip_whitespace();
+      if (*p_ == ']') break;
+      if (*p_ != ',') return syntax("a ',' or ']' must follow an array element");
+      ++p_;
+    }
+    ++p_;
+    return doc_.EndArray(elements);
+  }
+
+  // An object member's name, refused when the object already has it. The keys are compared
+  // only when the object's Bloom filter says one of them may be this one.
+  bool key(std::size_t first_key, std::uint64_t& seen) {
+    char* const at = p_;
+    std::string_view k;
+    if (!string(k)) return false;
+    const std::uint64_t f = fingerprint(k);
+    const std::uint64_t bit = std::uint64_t{1} << ((f * 0x9E3779B97F4A7C15ULL) >> 58);
+    if ((seen & bit) != 0) {
+      for (std::size_t i = first_key; i < keys_.size(); ++i) {
+        if (keys_[i].fingerprint == f && std::memcmp(keys_[i].text, k.data(), k.size()) == 0) {
+          p_ = at;
+          return fail(JsonReadError::kDuplicateKey, k);
+        }
+      }
+    }
+    seen |= bit;
+    keys_.push_back(SeenKey{f, k.data()});
+    return doc_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()), false);
+  }
+
+  // A string at p_ (its opening quote), decoded in place: escapes shrink it, so the decoded bytes
+  // are written behind the read position; a NUL ends the decoded string.
+  [[gnu::always_inline]] bool string(std::string_view& out) {
+    char* const start = p_ + 1;
+    const char* const limit = end_ + 1;
+    char* q = find_special(start, limit);
+    char* w = q;  // where decoded bytes go; behind q once an escape has shrunk the string
+    for (;;) {
+      const auto c = static_cast<unsigned char>(*q);
+      if (c == '"') {
+        *w = '\0';
+        out = std::string_view(start, static_cast<std::size_t>(w - start));
+        p_ = q + 1;
+        return true;
+      }
+      char* from;  // the bytes from here to the next special one are kept as they are
+      if (c == '\\') {
+        if (!unescape(q, w)) return false;
+        from = q;
+      } else if (c >= 0x80) {
+        const std::size_t n = utf8_sequence(q);
+        if (n == 0) {
+          p_ = q;
+          return fail(JsonReadError::kInvalidUtf8, {});
+        }
+        from = q;
+        q += n;
+      } else {  // a control character, or the NUL after the text
+        p_ = q;
+        return syntax("a string holds a control character that is not escaped");
+      }
+      char* next = find_special(q, limit);
+      if (w != from) std::memmove(w, from, static_cast<std::size_t>(next - from));
+      w += next - from;
+      q = next;
+    }
+  }
+
+  // The escape at `q` (a backslash): its bytes are written at `w`, and both move past it.
+  bool unescape(char*& q, char*& w) {
+    char c;
+    switch (q[1]) {
+      case '"':
+        c = '"';
+        break;
+      case '\\':
+        c = '\\';
+        break;
+      case '/':
+        c = '/';
+        break;
+      case 'b':
+        c = '\b';
+        break;
+      case 'f':
+        c = '\f';
+        break;
+      case 'n':
+        c = '\n';
+        break;
+      case 'r':
+        c = '\r';
+        break;
+      case 't':
+        c = '\t';
+        break;
+      case 'u':
+        return unicode(q, w);
+      default:
+        p_ = q;
+        return syntax("a string holds an invalid escape sequence");
+    }
+    *w++ = c;
+    q += 2;
+    return true;
+  }
+
+  // \uXXXX, or a surrogate pair \uD8xx\uDCxx. An unpaired surrogate has no UTF-8 form: refused.
+  bool unicode(char*& q, char*& w) {
+    unsigned cp;
+    if (!hex4(q + 2, cp)) {
+      p_ = q;
+      return syntax("a \\u escape must be followed by four hexadecimal digits");
+    }
+    if (cp >= 0xD800 && cp <= 0xDFFF) {
+      unsigned low;
+      if (cp >= 0xDC00 || q[6] != '\\' || q[7] != 'u' || !hex4(q + 8, low) || low < 0xDC00 ||
+          low > 0xDFFF) {
+        p_ = q;
+        return fail(JsonReadError::kLoneSurrogate, {});
+      }
+      cp = 0x10000 + ((cp - 0xD800) << 10) + (low - 0xDC00);
+      q += 6;
+    }
+    q += 6;
+    w = put_utf8(w, cp);
+    return true;
+  }
+
+  // RFC 8259 §6. Whole numbers within int64 or uint64 are stored as such (as RapidJSON itself
+  // stores them); every other number as the double nearest to it.
+  bool number() {
+    char* const start = p_;
+    char* q = p_;
+    const bool negative = *q == '-';
+    if (negative) ++q;
+    std::uint64_t whole = 0;
+    bool overflow = false;
+    if (*q == '0') {
+      ++q;
+    } else if (is_digit(*q)) {
+      do {
+        const auto d = static_cast<unsigned>(*q - '0');
+        if (whole > (std::numeric_limits<std::uint64_t>::max() - d) / 10) {
+          overflow = true;
+        } else if (!overflow) {
+          whole = whole * 10 + d;
+        }
+        ++q;
+      } while (is_digit(*q));
+    } else {
+      p_ = q;
+      return syntax(negative ? "a '-' must be followed by digits" : "a value is expected here");
+    }
+    bool integral = true;
+    if (*q == '.') {
+      ++q;
+      if (!is_digit(*q)) {
+        p_ = q;
+        return syntax("a number's '.' must be followed by digits");
+      }
+      while (is_digit(*q)) ++q;
+      integral = false;
+    }
+    if (*q == 'e' || *q == 'E') {
+      ++q;
+      if (*q == '+' || *q == '-') ++q;
+      if (!is_digit(*q)) {
+        p_ = q;
+        return syntax("a number's exponent must have digits");
+      }
+      while (is_digit(*q)) ++q;
+      integral = false;
+    }
+    p_ = q;
+    constexpr std::uint64_t kInt64MinMagnitude = std::uint64_t{1} << 63;
+    if (integral && !overflow) {
+      if (!negative) return doc_.Uint64(whole);
+      if (whole < kInt64MinMagnitude) return doc_.Int64(-static_cast<std::int64_t>(whole));
+      if (whole == kInt64MinMagnitude) return doc_.Int64(std::numeric_limits<std::int64_t>::min());
+    }
+    double d = 0;
+    const auto [end, ec] = std::from_chars(start, q, d);
+    if (ec == std::errc::result_out_of_range) {
+      // from_chars does not say which way: strtod gives ±HUGE_VAL past the largest double and
+      // 0 or a subnormal below the smallest (Go's decoder also refuses only the former).
+      d = std::strtod(start, nullptr);
+      if (std::isinf(d)) {
+        p_ = start;
+        return syntax("a number is too large for a 64-bit floating point value");
+      }
+    } else if (ec != std::errc() || end != q) {
+      p_ = start;
+      return syntax("a number is malformed");
+    }
+    return doc_.Double(d);
+  }
+
+  bool literal(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
+        std::memcmp(p_, word.data(), word.size()) != 0) {
+      return syntax("a value is expected here");
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // Whether `c` is next, after any whitespace.
+  bool at(char c) {
+    if (*p_ != c) skip_whitespace();
+    return *p_ == c;
+  }
+
+  void skip_whitespace() {
+    // Compact JSON (what the API server sends) has none: one comparison decides.
+    if (static_cast<unsigned char>(*p_) > ' ') return;
+    while (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t') ++p_;
+  }
+
+  // A syntax error at p_; at the end of the text the real problem is that it stops too soon.
+  bool syntax(std::string_view what) {
+    return fail(JsonReadError::kSyntax, p_ == end_ ? "the document ends too soon" : what);
+  }
+
+  bool fail(JsonReadError error, std::string_view detail) {
+    result_.error = error;
+    result_.offset = static_cast<std::size_t>(p_ - begin_);
+    result_.detail = detail;
+    return false;
+  }
+
+  char* const begin_;
+  char* p_;
+  char* const end_;  // the NUL after the text
+  JsonDocument& doc_;
+  std::vector<SeenKey>& keys_;  // of the objects being read, innermost last
+  JsonReadResult result_;
+};
+
+}  // namespace
+
+JsonReadResult read_json_in_place(char* text, std::size_t size, JsonDocument& doc) {
+  // Per thread, so that a read allocates nothing once it has grown.
+  thread_local std::vector<SeenKey> keys;
+  keys.clear();
+  JsonReadResult result;
+  auto generate = [&](JsonDocument& d) {
+    result = Reader(text, size, d, keys).read();
+    return result.error == JsonReadError::kNone;
+  };
+  doc.Populate(generate);
+  if (result.error != JsonReadError::kNone) doc.SetNull();
+  return result;
+}
+
+}  // namespace kpw
