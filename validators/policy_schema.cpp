@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "api/object.hpp"
+#include "util/text.hpp"
 
 namespace kpw {
 namespace {
@@ -237,6 +238,16 @@ bool has_type(Type type, const JsonValue& v) {
 void check_fields(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,
                   ErrorList& errors);
 
+// check_fields tracks a table's rows in a 64-bit mask: no table reachable from kSpec is longer.
+constexpr bool rows_fit_a_mask(std::span<const Node> fields) {
+  if (fields.size() > 64) return false;
+  for (const Node& field : fields) {
+    if (!rows_fit_a_mask(field.fields)) return false;
+  }
+  return true;
+}
+static_assert(rows_fit_a_mask(kSpec));
+
 // SC-1 (type, int32 range), SC-4 (enum), SC-5 (length), SC-6 (minimum), then the children.
 void check_value(const Node& node, Type type, std::span<const Node> fields, const JsonValue& v,
                  const FieldPath& path, ErrorList& errors) {
@@ -309,19 +320,22 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
 // Known fields in document order, then the required ones that are absent (or null).
 void check_fields(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,
                   ErrorList& errors) {
+  std::uint64_t present = 0;  // rows whose field is here and not null
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
     if (it->value.IsNull()) continue;
     const std::string_view name = view(it->name);
-    for (const Node& field : fields) {
-      if (field.name != name) continue;
+    for (std::size_t row = 0; row < fields.size(); ++row) {
+      const Node& field = fields[row];
+      if (!equal_text(field.name, name)) continue;
+      present |= std::uint64_t{1} << row;
       const FieldPath child = path.child(field.name);
       check_value(field, field.type, field.fields, it->value, child, errors);
       break;
     }
   }
-  for (const Node& field : fields) {
-    if (field.required && member(&obj, field.name) == nullptr) {
-      const FieldPath child = path.child(field.name);
+  for (std::size_t row = 0; row < fields.size(); ++row) {
+    if (fields[row].required && (present & (std::uint64_t{1} << row)) == 0) {
+      const FieldPath child = path.child(fields[row].name);
       errors.required(child, "");
     }
   }

@@ -4,10 +4,11 @@ namespace kpw {
 
 const JsonValue* member(const JsonValue* obj, std::string_view key) {
   if (obj == nullptr || !obj->IsObject()) return nullptr;
-  const JsonValue name(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
-  auto it = obj->FindMember(name);
-  if (it == obj->MemberEnd() || it->value.IsNull()) return nullptr;
-  return &it->value;
+  // (RapidJSON's FindMember calls memcmp for every name of the same length.)
+  for (auto it = obj->MemberBegin(); it != obj->MemberEnd(); ++it) {
+    if (same_name(it->name, key)) return it->value.IsNull() ? nullptr : &it->value;
+  }
+  return nullptr;
 }
 
 const JsonValue* object_member(const JsonValue* obj, std::string_view key) {

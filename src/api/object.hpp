@@ -7,8 +7,14 @@
 #include <string_view>
 
 #include "admission/json.hpp"
+#include "util/text.hpp"
 
 namespace kpw {
+
+// Whether an object member's name is `key` (names are looked up all the time).
+inline bool same_name(const JsonValue& name, std::string_view key) {
+  return equal_text(view(name), key);
+}
 
 // The member `key` of `obj`, or nullptr when `obj` is null / not an object, or the member is
 // absent or null.
