@@ -34,12 +34,13 @@ build: deps
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 1
 
-# The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer).
+# The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer), with
+# the JSON reader's portable string scan (the Release build tests the SSE2 one).
 ASAN_BUILD ?= build-asan
 export ASAN_OPTIONS ?= detect_leaks=1:abort_on_error=1:strict_string_checks=1:detect_stack_use_after_return=1
 export UBSAN_OPTIONS ?= print_stacktrace=1:halt_on_error=1
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_SANITIZE=ON
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_SANITIZE=ON -DKPW_JSON_SWAR=ON
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j 1
 

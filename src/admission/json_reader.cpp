@@ -10,7 +10,7 @@
 #include <system_error>
 #include <vector>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
 #include <emmintrin.h>
 #endif
 
@@ -21,10 +21,11 @@ namespace {
 // '"', '\\', a control character, or a byte >= 0x80 (the start of a UTF-8 sequence, checked
 // where it is found: outside strings such a byte is a syntax error anyway, so the text needs no
 // separate UTF-8 pass). Sixteen bytes at a time with SSE2 (every x86-64), eight with SWAR
-// elsewhere. Loads are unaligned and made only while that many bytes are readable, so they never
+// elsewhere (or when built with KPW_JSON_SWAR, as `make test-asan` does, so that both are
+// tested). Loads are unaligned and made only while that many bytes are readable, so they never
 // pass the buffer.
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
 
 char* find_special(char* p, const char* limit) {
   const __m128i quote = _mm_set1_epi8('"');

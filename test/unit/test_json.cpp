@@ -212,6 +212,27 @@ TEST_CASE("json reader: control characters must be escaped and DEL need not be")
   CHECK(decoded(del.root()[0]) == "a\x7f" "b");
 }
 
+TEST_CASE("json reader: every ASCII byte at every position of the scan is judged alike") {
+  // Each byte below 0x80 alone inside a 33-byte string, followed by a long string so that the
+  // block scan (16 bytes with SSE2, 8 with KPW_JSON_SWAR) reads it, not the byte-wise tail:
+  // control characters are refused, every other byte but '"' and '\\' is kept as it is.
+  const std::string plain(32, 'x'), tail(40, 'z');
+  for (int b = 0; b < 0x80; ++b) {
+    if (b == '"' || b == '\\') continue;
+    for (std::size_t at = 0; at <= plain.size(); ++at) {
+      const std::string expected = plain.substr(0, at) + static_cast<char>(b) + plain.substr(at);
+      Parsed p("[\"" + expected + "\",\"" + tail + "\"]");
+      INFO(b << " at " << at);
+      if (b < 0x20) {
+        REQUIRE_FALSE(p.result.ok);
+      } else {
+        REQUIRE(p.result.ok);
+        REQUIRE(decoded(p.root()[0]) == expected);
+      }
+    }
+  }
+}
+
 TEST_CASE("json reader: UTF-8 in strings is checked and bytes outside strings are refused") {
   for (const char* text : {"[\"\xC0\xAF\"]", "[\"\xED\xA0\x80\"]", "[\"\xF4\x90\x80\x80\"]",
                            "[\"\xE2\x82\"]", "[\"\x80\"]", "[\"\xF0\x9F\x98\"]", "[\xC3\xA9]",
