@@ -54,8 +54,10 @@
 #
 # Environment:
 #   DURATION (5s) wrk keep-alive run, per target per round    WARMUP (2s) wrk warm-up per target
+#       (0 skips it)
 #   ROUNDS (3) rounds of the keep-alive and new-connection phases
 #   TLS_DURATION (5s, whole seconds) connrate measured time per run
+#   CONN_WARMUP (1, whole seconds, 0 allowed) connrate warm-up before its measured time
 #   CONNECTIONS (50) wrk connections    WRK_THREADS (2) wrk threads
 #   SERVER_THREADS (1) --threads of the real and ceiling servers
 #   PIN (0; 1 pins the servers to CPU 0 and the load generators to CPU 1 — steadier on an idle
@@ -82,6 +84,8 @@ fi
 
 DURATION="${DURATION:-5s}"
 WARMUP="${WARMUP:-2s}"
+warmup=1                                # 0 when WARMUP is 0 (or 0s): no wrk warm-up
+if [[ "$WARMUP" =~ ^0+s?$ ]]; then warmup=0; fi
 ROUNDS="${ROUNDS:-3}"
 TLS_DURATION="${TLS_DURATION:-5s}"
 CONNECTIONS="${CONNECTIONS:-50}"
@@ -112,7 +116,11 @@ whole SERVER_THREADS "$SERVER_THREADS"
 whole CONN_SLOTS "$CONN_SLOTS"
 whole CONN_THREADS "$CONN_THREADS"
 whole OPEN_SECONDS "$OPEN_SECONDS"
-conn_warmup=1                           # connrate --warmup, seconds
+conn_warmup="${CONN_WARMUP:-1}"          # connrate --warmup, seconds
+if ! [[ "$conn_warmup" =~ ^[0-9]+$ ]]; then
+  echo "$0: CONN_WARMUP must be whole seconds (0 allowed), not '$conn_warmup'" >&2
+  exit 2
+fi
 
 body="$here/pp-review.json"
 validate_path="/validate-propagationpolicy"
@@ -199,7 +207,11 @@ if awk -v l="$load1" 'BEGIN { exit !(l >= 0.5) }'; then
 fi
 echo "   body: ${body#"$root"/} ($(wc -c <"$body") bytes), POST $validate_path and $mutate_path"
 echo "   keep-alive: $ROUNDS rounds x wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target,"
-echo "   order rotated each round (after one $WARMUP warm-up per target)"
+if [ "$warmup" = 0 ]; then
+  echo "   order rotated each round (no warm-up: WARMUP=$WARMUP)"
+else
+  echo "   order rotated each round (after one $WARMUP warm-up per target)"
+fi
 echo "   new TLS connections: $ROUNDS rounds x connrate --connections $CONN_SLOTS --threads $CONN_THREADS"
 echo "   --seconds $tls_seconds (after a ${conn_warmup} s warm-up) per server: each connection a TCP connect,"
 echo "   a full TLS 1.3 handshake (no resumption), one review, close"
@@ -389,10 +401,14 @@ declare -A t_path=([validating]="$validate_path" [mutating]="$mutate_path" [ceil
 declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
 
 echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
-for t in "${targets[@]}"; do
-  run_wrk "$tmp/warmup.$t" "${port[${t_server[$t]}]}" "${t_path[$t]}" "$WARMUP" >/dev/null
-done
-echo "   warm-up: $WARMUP per target, done"
+if [ "$warmup" = 0 ]; then
+  echo "   warm-up: none (WARMUP=$WARMUP)"
+else
+  for t in "${targets[@]}"; do
+    run_wrk "$tmp/warmup.$t" "${port[${t_server[$t]}]}" "${t_path[$t]}" "$WARMUP" >/dev/null
+  done
+  echo "   warm-up: $WARMUP per target, done"
+fi
 fmt='   %-5s %-10s %9s %9s %9s %6s %11s %11s\n'
 printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request
 for ((r = 1; r <= ROUNDS; r++)); do
