@@ -1,0 +1,294 @@
+#!/usr/bin/env python3
+"""The most expensive AdmissionReview bodies we can construct, per kind, at a given size.
+
+Each shape fills one list (or one string, or one map) of an otherwise ordinary review until the
+body reaches the size asked for: many elements, all duplicates, all invalid, deep-but-legal
+nesting, long strings, many keys. The rules must be linear in the body, so the cost of a 3 MiB
+body is at most ~48x that of a 64 KiB one (docs/performance.md, "Worst case per request").
+
+Used by the worst-case benchmark (test/bench/run.sh), the hostile e2e suite
+(test_hostile_clients.py) and the fuzz seeds (test/fuzz/run.sh):
+
+    hostile_bodies.py --out DIR [--sizes 65536,1048576,3145728]   # DIR/<path>/<shape>-<size>.json
+    hostile_bodies.py --list                                      # one "path shape" per line
+
+Python 3 standard library only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+
+KIB = 1024
+MIB = 1024 * KIB
+SIZES = (64 * KIB, 1 * MIB, 3 * MIB)  # 3 MiB: the API server's request limit
+
+PP = ("policy.karmada.io", "v1alpha1", "PropagationPolicy", "propagationpolicies")
+CPP = ("policy.karmada.io", "v1alpha1", "ClusterPropagationPolicy", "clusterpropagationpolicies")
+WR = ("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers")
+ST = ("policy.karmada.io", "v1alpha1", "ScheduleTrigger", "scheduletriggers")
+
+PP_ID = "propagationpolicy.karmada.io/permanent-id"
+CPP_ID = "clusterpropagationpolicy.karmada.io/permanent-id"
+
+
+def review(kind, obj, namespace=None):
+    group, version, name, resource = kind
+    request = {
+        "uid": "00000000-0000-4000-8000-000000000000",
+        "kind": {"group": group, "version": version, "kind": name},
+        "resource": {"group": group, "version": version, "resource": resource},
+        "name": obj["metadata"]["name"],
+        "operation": "CREATE",
+        "userInfo": {"username": "tenant"},
+        "object": obj,
+        "oldObject": None,
+        "dryRun": False,
+        "options": {"apiVersion": "meta.k8s.io/v1", "kind": "CreateOptions"},
+    }
+    if namespace is not None:
+        request["namespace"] = namespace
+    return {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview", "request": request}
+
+
+def policy(cluster, spec, labels=None):
+    metadata = {"name": "hostile", "labels": {(CPP_ID if cluster else PP_ID): "0b0c7e4e-5f3a-4b8e-9d7e-2f1a3c4d5e6f"}}
+    if labels:
+        metadata["labels"].update(labels)
+    if not cluster:
+        metadata["namespace"] = "tenant"
+    base = {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "tenant",
+                                   "name": "web"}]}
+    base.update(spec)
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": CPP[2] if cluster else PP[2],
+           "metadata": metadata, "spec": base}
+    return review(CPP if cluster else PP, obj, None if cluster else "tenant")
+
+
+# --- shapes: each takes (n, cluster) and returns a review whose size grows linearly with n -------
+
+def affinity_names_unique(n, cluster):
+    """n valid terms with unique names (the duplicate-name rule's best case to be quadratic in)."""
+    return policy(cluster, {"placement": {"clusterAffinities": [
+        {"affinityName": "t%07d" % i, "clusterNames": ["member1"]} for i in range(n)]}})
+
+
+def affinity_names_alike(n, cluster):
+    """n terms all named alike: a Duplicate value error for every term after the first."""
+    return policy(cluster, {"placement": {"clusterAffinities": [
+        {"affinityName": "dc", "clusterNames": ["member1"]} for _ in range(n)]}})
+
+
+def affinity_names_invalid(n, cluster):
+    """n terms whose names break every qualified-name rule, each a different value."""
+    return policy(cluster, {"placement": {"clusterAffinities": [
+        {"affinityName": "-%d.%s-" % (i, "x" * 40)} for i in range(n)]}})
+
+
+def overflow_names_alike(n, cluster):
+    """One term with n overflow affinities all named as the term: n duplicates within a term."""
+    return policy(cluster, {"placement": {
+        "replicaScheduling": {"replicaSchedulingType": "Divided", "replicaDivisionPreference": "Aggregated"},
+        "clusterAffinities": [{"affinityName": "dc", "clusterNames": ["member1"],
+                               "overflowAffinities": [{"affinityName": "dc", "clusterNames": ["m"]}
+                                                      for _ in range(n)]}]}})
+
+
+def empty_selectors(n, cluster):
+    """n empty resource selectors with preemption Always: every selector rule fires on each."""
+    return policy(cluster, {"resourceSelectors": [{} for _ in range(n)], "preemption": "Always"})
+
+
+def unnamed_deployments(n, cluster):
+    """n Deployment selectors without name or namespace, preemption Always (V-R1, D-R2, V-S1)."""
+    return policy(cluster, {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment"}
+                                                  for _ in range(n)], "preemption": "Always"})
+
+
+def spread_constraints_alike(n, cluster):
+    """n spread constraints, each breaking every rule and spreading by the same field."""
+    return policy(cluster, {"placement": {"spreadConstraints": [
+        {"spreadByField": "region", "spreadByLabel": "x", "minGroups": -1, "maxGroups": -2}
+        for _ in range(n)]}})
+
+
+def spread_constraints_bare(n, cluster):
+    """n empty spread constraints: the mutator defaults two fields in each."""
+    return policy(cluster, {"placement": {"spreadConstraints": [{} for _ in range(n)]}})
+
+
+def field_selector_invalid(n, cluster):
+    """A field selector of n expressions, each with an unsupported key and operator."""
+    return policy(cluster, {"placement": {"clusterAffinity": {"fieldSelector": {"matchExpressions": [
+        {"key": "k%d" % i, "operator": "Op", "values": ["v"]} for i in range(n)]}}}})
+
+
+def tolerations_lt(n, cluster):
+    """n cluster tolerations with an operator upstream refuses."""
+    return policy(cluster, {"placement": {"clusterTolerations": [
+        {"key": "k", "operator": "Lt", "value": "v", "effect": "NoSchedule"} for _ in range(n)]}})
+
+
+def state_preservation_invalid(n, cluster):
+    """Application failover with n state-preservation rules, each with an invalid alias name."""
+    return policy(cluster, {"propagateDeps": True, "failover": {"application": {
+        "decisionConditions": {"tolerationSeconds": 30}, "purgeMode": "Directly",
+        "statePreservation": {"rules": [{"aliasLabelName": "Bad Alias %d" % i, "jsonPath": "{.x}"}
+                                        for i in range(n)]}}}})
+
+
+def wrong_types(n, cluster):
+    """n spread constraints whose every field has the wrong JSON type."""
+    return policy(cluster, {"placement": {"spreadConstraints": [
+        {"spreadByField": 1, "spreadByLabel": [], "minGroups": "x", "maxGroups": {}} for _ in range(n)]}})
+
+
+def long_strings(n, cluster):
+    """One affinity name and one spread label of n characters each: values echoed in messages."""
+    return policy(cluster, {"placement": {
+        "clusterAffinities": [{"affinityName": "a" * n, "clusterNames": ["member1"]}],
+        "spreadConstraints": [{"spreadByLabel": "b" * n, "spreadByField": "cluster"}]}})
+
+
+def many_labels(n, cluster):
+    """n distinct metadata labels (duplicate-key detection in one big object)."""
+    return policy(cluster, {}, labels={"l%07d" % i: "v" for i in range(n)})
+
+
+def many_unknown_keys(n, cluster):
+    """n distinct unknown fields in spec.placement (the schema walker meets each once)."""
+    return policy(cluster, {"placement": {"u%07d" % i: 0 for i in range(n)}})
+
+
+def deep_nesting(n, cluster):
+    """n copies of a 100-deep array (legal: the limit is 128) under an unknown field."""
+    deep = 0
+    for _ in range(100):
+        deep = [deep]
+    return policy(cluster, {"placement": {"nested": [deep for _ in range(n)]}})
+
+
+def resource(kind_name, ns="tenant", name="web"):
+    return {"apiVersion": "apps/v1", "kind": kind_name, "namespace": ns, "name": name}
+
+
+def rebalancer(workloads):
+    obj = {"apiVersion": "apps.karmada.io/v1alpha1", "kind": "WorkloadRebalancer",
+           "metadata": {"name": "hostile"}, "spec": {"workloads": workloads}}
+    return review(WR, obj)
+
+
+def workloads_alike(n, _):
+    """n identical workloads: a warning for each repeat."""
+    return rebalancer([resource("Deployment") for _ in range(n)])
+
+
+def workloads_invalid(n, _):
+    """n workloads breaking every reference rule."""
+    return rebalancer([{"apiVersion": "a/b/c", "kind": "1", "namespace": "Bad_NS"} for _ in range(n)])
+
+
+def workloads_unique(n, _):
+    """n distinct valid workloads."""
+    return rebalancer([resource("Deployment", name="w%07d" % i) for i in range(n)])
+
+
+def trigger(policies, resources):
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ScheduleTrigger",
+           "metadata": {"name": "hostile"}, "spec": {"targetRefPolicy": policies, "targetRefResource": resources}}
+    return review(ST, obj)
+
+
+def targets_alike(n, _):
+    """n identical policy targets and n identical resource targets: a warning for each repeat."""
+    return trigger([{"name": "p", "namespace": "tenant"} for _ in range(n)],
+                   [resource("Deployment") for _ in range(n)])
+
+
+def targets_invalid(n, _):
+    """n invalid policy targets and n invalid resource targets."""
+    return trigger([{"name": "Bad_Name", "namespace": "Bad_NS"} for _ in range(n)],
+                   [{"apiVersion": "", "kind": "", "name": ""} for _ in range(n)])
+
+
+POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_invalid, overflow_names_alike,
+                 empty_selectors, unnamed_deployments, spread_constraints_alike, spread_constraints_bare,
+                 field_selector_invalid, tolerations_lt, state_preservation_invalid, wrong_types, long_strings,
+                 many_labels, many_unknown_keys, deep_nesting]
+
+# (webhook path, cluster-scoped policy?, shapes)
+CATALOGUE = [
+    ("/validate-propagationpolicy", False, POLICY_SHAPES),
+    ("/mutate-propagationpolicy", False, POLICY_SHAPES),
+    ("/validate-clusterpropagationpolicy", True, POLICY_SHAPES),
+    ("/mutate-clusterpropagationpolicy", True, POLICY_SHAPES),
+    ("/validate-workloadrebalancer", None, [workloads_alike, workloads_invalid, workloads_unique]),
+    ("/mutate-workloadrebalancer", None, [workloads_alike, workloads_invalid, workloads_unique]),
+    ("/validate-scheduletrigger", None, [targets_alike, targets_invalid]),
+    ("/mutate-scheduletrigger", None, [targets_alike, targets_invalid]),
+]
+
+
+def shape_name(shape) -> str:
+    return shape.__name__.replace("_", "-")
+
+
+def encode(r) -> bytes:
+    return json.dumps(r, separators=(",", ":")).encode()
+
+
+def build(shape, cluster, size: int) -> bytes:
+    """The body of `shape` whose size is the largest not above `size` (sizes grow linearly in n)."""
+    one, two = len(encode(shape(1, cluster))), len(encode(shape(2, cluster)))
+    step = max(1, two - one)
+    n = max(1, (size - one) // step + 1)
+    body = encode(shape(n, cluster))
+    while len(body) > size and n > 1:
+        n -= max(1, (len(body) - size) // step)
+        body = encode(shape(n, cluster))
+    return body
+
+
+def catalogue():
+    """(path, shape name, shape, cluster) for every body."""
+    for path, cluster, shapes in CATALOGUE:
+        for shape in shapes:
+            yield path, shape_name(shape), shape, cluster
+
+
+def bodies(sizes=SIZES, paths=None):
+    """(path, shape name, size, body) for every shape of every path at every size."""
+    for path, name, shape, cluster in catalogue():
+        if paths is not None and path not in paths:
+            continue
+        for size in sizes:
+            yield path, name, size, build(shape, cluster, size)
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", help="directory to write <path>/<shape>-<size>.json into")
+    parser.add_argument("--sizes", default=",".join(str(s) for s in SIZES),
+                        help="body sizes in bytes, comma-separated")
+    parser.add_argument("--list", action="store_true", help="print 'path shape' lines and exit")
+    args = parser.parse_args(argv)
+    if args.list:
+        for path, name, _, _ in catalogue():
+            print(path, name)
+        return 0
+    if not args.out:
+        parser.error("--out or --list is required")
+    sizes = [int(s) for s in args.sizes.split(",") if s]
+    for path, name, size, body in bodies(sizes):
+        folder = os.path.join(args.out, path.strip("/"))
+        os.makedirs(folder, exist_ok=True)
+        with open(os.path.join(folder, "%s-%d.json" % (name, size)), "wb") as f:
+            f.write(body)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
