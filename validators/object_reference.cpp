@@ -2,6 +2,7 @@
 
 #include "api/object.hpp"
 #include "util/names.hpp"
+#include "util/seen_set.hpp"
 
 namespace kpw {
 
@@ -77,6 +78,14 @@ bool has_json_kind(const JsonValue* obj, std::string_view key, JsonKind kind,
   if (value == nullptr) return true;
   const FieldPath path = obj_path.child(key);
   return has_json_kind(*value, kind, path, errors);
+}
+
+std::uint64_t hash_object_reference(const JsonValue& ref) {
+  std::uint64_t h = 0;
+  for (std::string_view key : {"apiVersion", "kind", "namespace", "name"}) {
+    h = hash_combine(h, hash_text(string_or_empty(&ref, key)));
+  }
+  return h;
 }
 
 bool same_object_reference(const JsonValue& a, const JsonValue& b) {

@@ -2,6 +2,7 @@
 // WorkloadRebalancer workloads (W-2, W-3) and ScheduleTrigger resource targets (S-2).
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include "admission/field_error.hpp"
@@ -17,6 +18,8 @@ void check_object_reference(const JsonValue& ref, const FieldPath& path, ErrorLi
 
 // The same object named twice (apiVersion, kind, namespace and name all equal).
 bool same_object_reference(const JsonValue& a, const JsonValue& b);
+// A hash of those four fields: equal references hash alike (for SeenSet).
+std::uint64_t hash_object_reference(const JsonValue& ref);
 
 // The JSON type a field must have (the small kinds have no separate schema pass).
 enum class JsonKind { kObject, kArray, kInteger, kString };

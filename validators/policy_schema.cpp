@@ -3,7 +3,9 @@
 // failover fields that D-F3 checks (seed 003).
 #include "validators/policy_schema.hpp"
 
+#include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -23,12 +25,12 @@ struct Node {
   std::string_view name;
   Type type = Type::kString;
   bool required = false;
-  std::span<const Node> fields{};                 // kObject, or kArray of objects: the fields
-  Type item = Type::kObject;                      // kArray: the type of each element
-  std::span<const std::string_view> allowed{};    // SC-4: enum values of a string
+  std::span<const Node> fields{};               // kObject, or kArray of objects: the fields
+  Type item = Type::kObject;                    // kArray: the type of each element
+  std::span<const std::string_view> allowed{};  // SC-4: enum values of a string
   std::int64_t minimum = std::numeric_limits<std::int64_t>::min();  // SC-6
-  std::size_t min_items = 0;                      // SC-2
-  std::size_t min_length = 0;                     // SC-5
+  std::size_t min_items = 0;                                        // SC-2
+  std::size_t min_length = 0;                                       // SC-5
   std::size_t max_length = std::numeric_limits<std::size_t>::max();
 };
 
@@ -82,9 +84,10 @@ constexpr std::array kAffinityName = {
     Node{.name = "affinityName", .required = true, .min_length = 1, .max_length = 32},
 };
 constexpr std::array kOverflowAffinity = join(kAffinityName, kClusterAffinity);
-constexpr std::array kAffinityTerm = join(
-    kOverflowAffinity, std::array{Node{.name = "overflowAffinities", .type = Type::kArray,
-                                       .fields = kOverflowAffinity}});
+constexpr std::array kAffinityTerm =
+    join(kOverflowAffinity,
+         std::array{Node{
+             .name = "overflowAffinities", .type = Type::kArray, .fields = kOverflowAffinity}});
 
 constexpr std::array kToleration = {
     Node{.name = "key"},
@@ -101,7 +104,9 @@ constexpr std::array kSpreadConstraint = {
 };
 // SC-3, SC-6: a static weight names its target and weighs at least 1.
 constexpr std::array kStaticWeight = {
-    Node{.name = "targetCluster", .type = Type::kObject, .required = true,
+    Node{.name = "targetCluster",
+         .type = Type::kObject,
+         .required = true,
          .fields = kClusterAffinity},
     Node{.name = "weight", .type = Type::kInt64, .required = true, .minimum = 1},
 };
@@ -144,12 +149,14 @@ constexpr std::array kPreConditions = {
     Node{.name = "healthyState"},
 };
 constexpr std::array kApplicationFailover = {
-    Node{.name = "decisionConditions", .type = Type::kObject, .required = true,
+    Node{.name = "decisionConditions",
+         .type = Type::kObject,
+         .required = true,
          .fields = kDecisionConditions},
     Node{.name = "purgeMode", .allowed = kAppPurgeMode},
     Node{.name = "gracePeriodSeconds", .type = Type::kInt32},
     Node{.name = "statePreservation", .type = Type::kObject, .fields = kStatePreservation},
-    Node{.name = "blockPredecessorSeconds", .type = Type::kInt32},          // seed 003
+    Node{.name = "blockPredecessorSeconds", .type = Type::kInt32},                   // seed 003
     Node{.name = "preConditions", .type = Type::kObject, .fields = kPreConditions},  // seed 003
 };
 constexpr std::array kClusterFailover = {
@@ -181,8 +188,11 @@ constexpr std::array kSchedulePriority = {
 };
 
 constexpr std::array kSpec = {
-    Node{.name = "resourceSelectors", .type = Type::kArray, .required = true,
-         .fields = kResourceSelector, .min_items = 1},
+    Node{.name = "resourceSelectors",
+         .type = Type::kArray,
+         .required = true,
+         .fields = kResourceSelector,
+         .min_items = 1},
     Node{.name = "association", .type = Type::kBool},
     Node{.name = "propagateDeps", .type = Type::kBool},
     Node{.name = "placement", .type = Type::kObject, .fields = kPlacement},
@@ -248,15 +258,29 @@ constexpr bool rows_fit_a_mask(std::span<const Node> fields) {
 }
 static_assert(rows_fit_a_mask(kSpec));
 
+// `<before><bound><after>` in `buffer`, without a heap allocation (a hostile list may break a
+// bound in every one of a million elements).
+template <typename Int>
+std::string_view bound_detail(std::string_view before, Int bound, std::string_view after,
+                              std::array<char, 96>& buffer) {
+  char* out = std::copy(before.begin(), before.end(), buffer.data());
+  out = std::to_chars(out, out + 24, bound).ptr;
+  out = std::copy(after.begin(), after.end(), out);
+  return std::string_view(buffer.data(), static_cast<std::size_t>(out - buffer.data()));
+}
+
 // SC-1 (type, int32 range), SC-4 (enum), SC-5 (length), SC-6 (minimum), then the children.
 void check_value(const Node& node, Type type, std::span<const Node> fields, const JsonValue& v,
                  const FieldPath& path, ErrorList& errors) {
+  std::array<char, 96> detail;
   if (!has_type(type, v)) {
     // A whole number beyond int64 (9223372036854775808, 1e19) is out of range, not of a wrong type.
-    const bool integral = v.IsUint64() || (v.IsDouble() && std::trunc(v.GetDouble()) == v.GetDouble());
+    const bool integral =
+        v.IsUint64() || (v.IsDouble() && std::trunc(v.GetDouble()) == v.GetDouble());
     if ((type == Type::kInt32 || type == Type::kInt64) && integral) {
-      errors.invalid(path, v,
-                     type == Type::kInt32 ? "must fit in a 32-bit integer" : "must fit in a 64-bit integer");
+      errors.invalid(
+          path, v,
+          type == Type::kInt32 ? "must fit in a 32-bit integer" : "must fit in a 64-bit integer");
     } else {
       errors.invalid(path, v, type_detail(type));
     }
@@ -271,11 +295,13 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
         if (!known) errors.not_supported(path, s, node.allowed);
       }
       if (s.size() < node.min_length) {
-        errors.invalid(path, s, "must be at least " + std::to_string(node.min_length) +
-                                    " characters long");
+        errors.invalid(
+            path, s,
+            bound_detail("must be at least ", node.min_length, " characters long", detail));
       } else if (s.size() > node.max_length) {
-        errors.invalid(path, s, "must be no more than " + std::to_string(node.max_length) +
-                                    " characters long");
+        errors.invalid(
+            path, s,
+            bound_detail("must be no more than ", node.max_length, " characters long", detail));
       }
       return;
     }
@@ -287,7 +313,7 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
         errors.invalid(path, static_cast<long long>(n), "must fit in a 32-bit integer");
       } else if (n < node.minimum) {
         errors.invalid(path, static_cast<long long>(n),
-                       "must be greater than or equal to " + std::to_string(node.minimum));
+                       bound_detail("must be greater than or equal to ", node.minimum, "", detail));
       }
       return;
     }

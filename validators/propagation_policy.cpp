@@ -10,6 +10,7 @@
 #include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "util/names.hpp"
+#include "util/seen_set.hpp"
 #include "validators/policy_schema.hpp"
 
 namespace kpw {
@@ -23,12 +24,6 @@ struct PolicyKind {
 };
 constexpr PolicyKind kPp{karmada::kPpPermanentIdLabel, false};
 constexpr PolicyKind kCpp{karmada::kCppPermanentIdLabel, true};
-
-std::string quoted(std::string_view s) {
-  std::string out;
-  append_json_string(out, s);
-  return out;
-}
 
 // ---- metadata and immutability (short-circuiting, as upstream's handler) ----
 
@@ -45,7 +40,7 @@ bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& k
     const FieldPath spec = FieldPath::root("spec");
     const FieldPath path = spec.child("schedulerName");
     errors.invalid(path, scheduler,
-                   "the scheduler name cannot be changed (it was " + quoted(old_scheduler) + ")");
+                   "the scheduler name cannot be changed (it was " + echoed(old_scheduler) + ")");
     return true;
   }
   // V-U2: the permanent-id label value (missing reads as "").
@@ -61,7 +56,7 @@ bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& k
     errors.invalid(path, id,
                    "the label is immutable: it is set by the system when the policy is created "
                    "(it was " +
-                       quoted(old_id) + ")");
+                       echoed(old_id) + ")");
     return true;
   }
   return false;
@@ -159,25 +154,24 @@ void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path
   if (overflows == nullptr) return;
   const FieldPath list = term_path.child("overflowAffinities");
   if (affinity_is_empty(term)) {
-    errors.forbidden(list, "needs the term's own cluster affinity (labelSelector, fieldSelector, "
-                           "clusterNames or exclude) to overflow from");
+    errors.forbidden(list,
+                     "needs the term's own cluster affinity (labelSelector, fieldSelector, "
+                     "clusterNames or exclude) to overflow from");
   }
-  const std::optional<std::string_view> primary = string_member(&term, "affinityName");
+  // V-P9: names are unique within the term, the term's own name included.
+  SeenSet names;
+  if (const std::optional<std::string_view> primary = string_member(&term, "affinityName")) {
+    names.record(*primary, overflows->Size());
+  }
   for (SizeType j = 0; j < overflows->Size(); ++j) {
     const JsonValue& o = (*overflows)[j];
     if (!o.IsObject()) continue;
     const FieldPath item = list.index(j);
     check_label_key(o, "affinityName", item, errors);  // V-P8
-    // V-P9: unique within the term, primary name included.
-    if (const std::optional<std::string_view> name = string_member(&o, "affinityName")) {
-      bool repeated = primary && *primary == *name;
-      for (SizeType prior = 0; prior < j && !repeated; ++prior) {
-        repeated = string_member(&(*overflows)[prior], "affinityName") == name;
-      }
-      if (repeated) {
-        const FieldPath path = item.child("affinityName");
-        errors.duplicate(path, *name);
-      }
+    if (const std::optional<std::string_view> name = string_member(&o, "affinityName");
+        name && names.record(*name, j).repeated()) {
+      const FieldPath path = item.child("affinityName");
+      errors.duplicate(path, *name);
     }
     check_field_selector(o, item, errors);  // V-P10
   }
@@ -186,20 +180,17 @@ void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path
 // V-P4, V-P5, V-P6, then the overflow rules, term by term.
 void check_affinity_terms(const JsonValue* terms, const FieldPath& terms_path, ErrorList& errors) {
   if (terms == nullptr) return;
+  SeenSet names;
   for (SizeType i = 0; i < terms->Size(); ++i) {
     const JsonValue& term = (*terms)[i];
     if (!term.IsObject()) continue;
     const FieldPath item = terms_path.index(i);
     check_label_key(term, "affinityName", item, errors);  // V-P4
     // V-P5 / D-P2: each repeat of an earlier name, exact and case-sensitive.
-    if (const std::optional<std::string_view> name = string_member(&term, "affinityName")) {
-      for (SizeType prior = 0; prior < i; ++prior) {
-        if (string_member(&(*terms)[prior], "affinityName") == name) {
-          const FieldPath path = item.child("affinityName");
-          errors.duplicate(path, *name);
-          break;
-        }
-      }
+    if (const std::optional<std::string_view> name = string_member(&term, "affinityName");
+        name && names.record(*name, i).repeated()) {
+      const FieldPath path = item.child("affinityName");
+      errors.duplicate(path, *name);
     }
     check_field_selector(term, item, errors);  // V-P6
     check_overflow_affinities(term, item, errors);
@@ -214,6 +205,7 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
   const FieldPath list_path = placement_path.child("spreadConstraints");
   bool by_field = false;
   bool by_cluster = false;
+  SeenSet fields;
   for (SizeType i = 0; i < list->Size(); ++i) {
     const JsonValue& c = (*list)[i];
     if (!c.IsObject()) continue;
@@ -242,11 +234,7 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
     if (!field.empty()) {  // V-S6: once per value, at its second occurrence
       by_field = true;
       by_cluster = by_cluster || field == "cluster";
-      int earlier = 0;
-      for (SizeType prior = 0; prior < i; ++prior) {
-        earlier += string_or_empty(&(*list)[prior], "spreadByField") == field ? 1 : 0;
-      }
-      if (earlier == 1) {
+      if (fields.record(field, i).before == 1) {
         const FieldPath path = item.child("spreadByField");
         errors.duplicate(path, field);
       }
@@ -327,8 +315,8 @@ void warn_old_purge_mode(const JsonValue& failover_part, const FieldPath& part_p
   if (mode == karmada::kPurgeImmediately) renamed = karmada::kPurgeDirectly;
   if (renamed.empty()) return;
   const FieldPath path = part_path.child("purgeMode");
-  result.warn(path.str() + ": " + quoted(mode) + " is the old name of " + quoted(renamed) +
-              " (removed in Karmada v1.19); use " + quoted(renamed));
+  result.warnings.add(path.str() + ": " + echoed(mode) + " is the old name of " + echoed(renamed) +
+                      " (removed in Karmada v1.19); use " + echoed(renamed));
 }
 
 // V-F5 / V-F6: state preservation alias names are label keys.
@@ -487,12 +475,13 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
   const FieldPath list = spec_path.child("resourceSelectors");
   // V-S1: a PP selects only in its own namespace (a CPP's request namespace is "").
   if (!request.ns.empty()) {
+    const std::string detail = "must be the policy's namespace " + echoed(request.ns);
     for (SizeType i = 0; i < selectors->Size(); ++i) {
       const std::string_view ns = string_or_empty(&(*selectors)[i], "namespace");
       if (ns == request.ns) continue;
       const FieldPath item = list.index(i);
       const FieldPath path = item.child("namespace");
-      result.errors.invalid(path, ns, "must be the policy's namespace " + quoted(request.ns));
+      result.errors.invalid(path, ns, detail);
     }
   }
   if (string_or_empty(&spec, "preemption") != "Always") return;  // exact, as upstream
@@ -505,6 +494,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
   }
   if (!kind.cluster_scoped) return;
   // D-R2: a CPP that preempts must pin namespaced resources to a namespace.
+  std::string detail;  // reused: one allocation for the list, not one per selector
   for (SizeType i = 0; i < selectors->Size(); ++i) {
     const JsonValue& s = (*selectors)[i];
     if (!string_or_empty(&s, "namespace").empty()) continue;
@@ -513,13 +503,19 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
     const FieldPath item = list.index(i);
     if (is_listed(kNamespacedKinds, group, k)) {
       const FieldPath path = item.child("namespace");
-      result.errors.required(path, std::string(k) +
-                                       " is namespaced: a ClusterPropagationPolicy with "
-                                       "preemption Always must name its namespace");
+      detail.assign(k);
+      detail +=
+          " is namespaced: a ClusterPropagationPolicy with preemption Always must name its "
+          "namespace";
+      result.errors.required(path, detail);
     } else if (!k.empty() && !is_listed(kClusterScopedKinds, group, k)) {
-      result.warn(item.str() + ": kind " + quoted(k) +
-                  " has no namespace; if it is namespaced, preemption Always in a "
-                  "ClusterPropagationPolicy should name the namespace");
+      result.warnings.add_built([&](std::string& w) {
+        item.append_to(w);
+        w += ": kind ";
+        append_echoed_string(w, k);
+        w += " has no namespace; if it is namespaced, preemption Always in a "
+             "ClusterPropagationPolicy should name the namespace";
+      });
     }
   }
 }
@@ -537,7 +533,7 @@ void check_suspension(const JsonValue& spec, const FieldPath& spec_path, ErrorLi
 void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
                      AdmissionResult& result) {
   ErrorList& errors = result.errors;
-  if (check_immutable_fields(request, kind, errors)) return;             // V-U1, V-U2
+  if (check_immutable_fields(request, kind, errors)) return;              // V-U1, V-U2
   if (check_permanent_id_present(*request.object, kind, errors)) return;  // V-L1
   const FieldPath spec_path = FieldPath::root("spec");
   const JsonValue* spec_member = member(request.object, "spec");
@@ -557,7 +553,7 @@ void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
   check_resource_selectors(spec, spec_path, request, kind, result);  // V-S1, V-R1, D-R2
   check_suspension(spec, spec_path, errors);                         // V-X1
   if (bool_member(&spec, "association").value_or(false)) {
-    result.warn("spec.association is deprecated; use spec.propagateDeps");
+    result.warnings.add("spec.association is deprecated; use spec.propagateDeps");
   }
 }
 
@@ -567,8 +563,7 @@ void validate_propagation_policy(const AdmissionRequest& request, AdmissionResul
   validate_policy(request, kPp, result);
 }
 
-void validate_cluster_propagation_policy(const AdmissionRequest& request,
-                                         AdmissionResult& result) {
+void validate_cluster_propagation_policy(const AdmissionRequest& request, AdmissionResult& result) {
   validate_policy(request, kCpp, result);
 }
 

@@ -6,6 +6,7 @@
 
 #include "api/object.hpp"
 #include "util/names.hpp"
+#include "util/seen_set.hpp"
 #include "validators/object_reference.hpp"
 
 namespace kpw {
@@ -16,34 +17,45 @@ bool same_policy_reference(const JsonValue& a, const JsonValue& b) {
          string_or_empty(&a, "namespace") == string_or_empty(&b, "namespace");
 }
 
-// Warns about an entry equal to an earlier one of the same list.
-template <typename Same>
+std::uint64_t hash_policy_reference(const JsonValue& ref) {
+  return hash_combine(hash_text(string_or_empty(&ref, "name")),
+                      hash_text(string_or_empty(&ref, "namespace")));
+}
+
+// Warns about an entry equal to an earlier one of the same list (recorded in `seen`).
+template <typename Hash, typename Same>
 void warn_duplicate(const JsonValue& list, rapidjson::SizeType i, const FieldPath& item,
-                    std::string_view list_name, Same same, AdmissionResult& result) {
-  for (rapidjson::SizeType prior = 0; prior < i; ++prior) {
-    if (list[prior].IsObject() && same(list[prior], list[i])) {
-      result.warn(item.str() + " repeats spec." + std::string(list_name) + "[" +
-                  std::to_string(prior) + "]; the trigger treats them as one target");
-      return;
-    }
-  }
+                    std::string_view list_name, Hash hash, Same same, SeenSet& seen,
+                    AdmissionResult& result) {
+  const SeenSet::Seen s = seen.record(hash(list[i]), i, [&](std::size_t j) {
+    return same(list[static_cast<rapidjson::SizeType>(j)], list[i]);
+  });
+  if (!s.repeated()) return;
+  result.warnings.add_built([&](std::string& text) {
+    item.append_to(text);
+    text += " repeats spec." + std::string(list_name) + "[" + std::to_string(s.first) +
+            "]; the trigger treats them as one target";
+  });
 }
 
 // S-2: resources are object references.
 void check_resource_targets(const JsonValue* targets, const FieldPath& list,
                             AdmissionResult& result) {
+  SeenSet seen;
   for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
     if (!has_json_kind(t, JsonKind::kObject, item, result.errors)) continue;
     check_object_reference(t, item, result.errors);
-    warn_duplicate(*targets, i, item, "targetRefResource", same_object_reference, result);
+    warn_duplicate(*targets, i, item, "targetRefResource", hash_object_reference,
+                   same_object_reference, seen, result);
   }
 }
 
 // S-3: policies are named by a DNS-1123 subdomain, in a namespace (PP) or none (CPP).
 void check_policy_targets(const JsonValue* targets, const FieldPath& list,
                           AdmissionResult& result) {
+  SeenSet seen;
   for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
@@ -55,14 +67,16 @@ void check_policy_targets(const JsonValue* targets, const FieldPath& list,
     const FieldPath name_path = item.child("name");
     const std::string_view name = string_or_empty(&t, "name");
     if (name.empty()) {
-      result.errors.required(name_path, "the name of a PropagationPolicy or ClusterPropagationPolicy");
+      result.errors.required(name_path,
+                             "the name of a PropagationPolicy or ClusterPropagationPolicy");
     } else {
       for (std::string_view problem : check_dns1123_subdomain(name)) {
         result.errors.invalid(name_path, name, problem);
       }
     }
     check_namespace_field(t, item, result.errors);
-    warn_duplicate(*targets, i, item, "targetRefPolicy", same_policy_reference, result);
+    warn_duplicate(*targets, i, item, "targetRefPolicy", hash_policy_reference,
+                   same_policy_reference, seen, result);
   }
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "api/object.hpp"
+#include "util/seen_set.hpp"
 #include "validators/object_reference.hpp"
 
 namespace kpw {
@@ -20,24 +21,28 @@ void check_workloads(const JsonValue* spec, const FieldPath& spec_path, Admissio
     result.errors.required(list, "at least one workload to rebalance");
     return;
   }
+  SeenSet seen;
   for (rapidjson::SizeType i = 0; i < workloads->Size(); ++i) {
     const JsonValue& w = (*workloads)[i];
     const FieldPath item = list.index(i);
     if (!has_json_kind(w, JsonKind::kObject, item, result.errors)) continue;
     check_object_reference(w, item, result.errors);
-    for (rapidjson::SizeType prior = 0; prior < i; ++prior) {
-      if ((*workloads)[prior].IsObject() && same_object_reference((*workloads)[prior], w)) {
-        result.warn(item.str() + " repeats spec.workloads[" + std::to_string(prior) +
-                    "]; the rebalancer treats them as one workload");
-        break;
-      }
-    }
+    const SeenSet::Seen s = seen.record(hash_object_reference(w), i, [&](std::size_t j) {
+      return same_object_reference((*workloads)[static_cast<rapidjson::SizeType>(j)], w);
+    });
+    if (!s.repeated()) continue;
+    result.warnings.add_built([&](std::string& text) {
+      item.append_to(text);
+      text += " repeats spec.workloads[" + std::to_string(s.first) +
+              "]; the rebalancer treats them as one workload";
+    });
   }
 }
 
 // W-4: a TTL cannot be negative (0 deletes at once when finished; absent keeps it forever).
 void check_ttl(const JsonValue* spec, const FieldPath& spec_path, ErrorList& errors) {
-  if (!has_json_kind(spec, "ttlSecondsAfterFinished", JsonKind::kInteger, spec_path, errors)) return;
+  if (!has_json_kind(spec, "ttlSecondsAfterFinished", JsonKind::kInteger, spec_path, errors))
+    return;
   std::optional<std::int64_t> ttl = int_member(spec, "ttlSecondsAfterFinished");
   if (ttl && *ttl < 0) {
     errors.invalid(spec_path.child("ttlSecondsAfterFinished"), static_cast<long long>(*ttl),

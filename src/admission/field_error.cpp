@@ -1,7 +1,8 @@
 #include "admission/field_error.hpp"
 
 #include <algorithm>
-
+#include <charconv>
+#include <functional>
 #include <string>
 
 namespace kpw {
@@ -11,16 +12,19 @@ void FieldPath::append_to(std::string& out) const {
   switch (kind_) {
     case Kind::kName:
       if (parent_ != nullptr) out.push_back('.');
-      out.append(name_);
+      append_echoed_text(out, name_);
       break;
-    case Kind::kIndex:
+    case Kind::kIndex: {
+      char digits[20];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, index_);
       out.push_back('[');
-      out += std::to_string(index_);
+      out.append(digits, end);
       out.push_back(']');
       break;
+    }
     case Kind::kKey:
       out.push_back('[');
-      out.append(name_);
+      append_echoed_text(out, name_);
       out.push_back(']');
       break;
   }
@@ -72,12 +76,17 @@ std::string_view error_cause_type(ErrorType type) {
   return "FieldValueInvalid";
 }
 
+namespace {
+bool has_value(ErrorType type) {
+  return type == ErrorType::kInvalid || type == ErrorType::kNotSupported ||
+         type == ErrorType::kDuplicate;
+}
+
 // As k8s.io/apimachinery field.Error.ErrorBody: the value is shown for the types that carry one.
-std::string FieldError::body() const {
-  std::string out(error_type_text(type));
-  const bool has_value =
-      type == ErrorType::kInvalid || type == ErrorType::kNotSupported || type == ErrorType::kDuplicate;
-  if (has_value) {
+void append_error_body(std::string& out, ErrorType type, std::string_view value,
+                       std::string_view detail) {
+  out += error_type_text(type);
+  if (has_value(type)) {
     out += ": ";
     out += value;
   }
@@ -85,14 +94,107 @@ std::string FieldError::body() const {
     out += ": ";
     out += detail;
   }
+}
+
+void append_supported(std::string& out, std::span<const std::string_view> supported) {
+  out += "supported values: ";
+  bool first = true;
+  for (std::string_view s : supported) {
+    if (!first) out += ", ";
+    first = false;
+    append_json_string(out, s);
+  }
+}
+
+constexpr std::size_t kFirstFingerprintSlots = 256;
+// Past this many slots the table is let go after the review, so a thread that once judged a
+// hostile object does not keep (and clear) its table for every later one.
+constexpr std::size_t kKeptFingerprintSlots = 4096;
+}  // namespace
+
+void FieldError::append_body(std::string& out) const {
+  append_error_body(out, type, value, detail);
+}
+
+std::string FieldError::body() const {
+  std::string out;
+  append_body(out);
   return out;
 }
 
-std::string FieldError::text() const { return field + ": " + body(); }
+void FieldError::append_text(std::string& out) const {
+  out += field;
+  out += ": ";
+  append_body(out);
+}
 
-void ErrorList::add(ErrorType type, const FieldPath& path, std::string value,
+std::string FieldError::text() const {
+  std::string out;
+  append_text(out);
+  return out;
+}
+
+bool ErrorList::first_time(std::uint64_t fingerprint) {
+  if (fingerprint == 0) fingerprint = 1;  // 0 marks a free slot
+  if (2 * (seen_count_ + 1) > seen_.size()) {
+    std::vector<std::uint64_t> bigger(std::max(kFirstFingerprintSlots, seen_.size() * 2), 0);
+    const std::size_t mask = bigger.size() - 1;
+    for (std::uint64_t f : seen_) {
+      if (f == 0) continue;
+      std::size_t i = f & mask;
+      while (bigger[i] != 0) i = (i + 1) & mask;
+      bigger[i] = f;
+    }
+    seen_.swap(bigger);
+  }
+  const std::size_t mask = seen_.size() - 1;
+  for (std::size_t i = fingerprint & mask;; i = (i + 1) & mask) {
+    if (seen_[i] == fingerprint) return false;
+    if (seen_[i] == 0) {
+      seen_[i] = fingerprint;
+      ++seen_count_;
+      return true;
+    }
+  }
+}
+
+void ErrorList::add(ErrorType type, const FieldPath& path, std::string_view value,
                     std::string_view detail) {
-  errors_.push_back(FieldError{type, path.str(), std::move(value), std::string(detail)});
+  if (counting_only_) {
+    ++omitted_;
+    return;
+  }
+  std::string& text = text_;
+  text.clear();
+  path.append_to(text);
+  const std::size_t field_size = text.size();
+  text += ": ";
+  append_error_body(text, type, value, detail);
+  if (!first_time(std::hash<std::string_view>{}(text))) return;
+  if (omitted_ == 0 && shown_.size() < kMaxShown && shown_bytes_ + text.size() <= kMaxShownBytes) {
+    shown_bytes_ += text.size();
+    shown_.push_back(FieldError{type, text.substr(0, field_size),
+                                has_value(type) ? std::string(value) : std::string(),
+                                std::string(detail)});
+    return;
+  }
+  ++omitted_;
+  counting_only_ = seen_count_ >= kMaxFingerprints;
+}
+
+void ErrorList::clear() {
+  shown_.clear();
+  shown_bytes_ = 0;
+  omitted_ = 0;
+  counting_only_ = false;
+  if (seen_count_ == 0) return;
+  seen_count_ = 0;
+  if (seen_.size() > kKeptFingerprintSlots) {
+    std::vector<std::uint64_t>().swap(seen_);
+    std::string().swap(text_);
+  } else {
+    std::fill(seen_.begin(), seen_.end(), 0);
+  }
 }
 
 void ErrorList::required(const FieldPath& path, std::string_view detail) {
@@ -104,95 +206,81 @@ void ErrorList::forbidden(const FieldPath& path, std::string_view detail) {
 }
 
 void ErrorList::invalid(const FieldPath& path, const JsonValue& value, std::string_view detail) {
-  std::string rendered;
-  append_json_scalar(rendered, value);
-  add(ErrorType::kInvalid, path, std::move(rendered), detail);
+  value_.clear();
+  append_echoed_scalar(value_, value);
+  add(ErrorType::kInvalid, path, value_, detail);
 }
 
 void ErrorList::invalid(const FieldPath& path, std::string_view string_value,
                         std::string_view detail) {
-  std::string rendered;
-  append_json_string(rendered, string_value);
-  add(ErrorType::kInvalid, path, std::move(rendered), detail);
+  value_.clear();
+  append_echoed_string(value_, string_value);
+  add(ErrorType::kInvalid, path, value_, detail);
 }
 
 void ErrorList::invalid(const FieldPath& path, long long int_value, std::string_view detail) {
-  add(ErrorType::kInvalid, path, std::to_string(int_value), detail);
+  char digits[24];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, int_value);
+  add(ErrorType::kInvalid, path, std::string_view(digits, static_cast<std::size_t>(end - digits)),
+      detail);
 }
 
 void ErrorList::invalid_bool(const FieldPath& path, bool value, std::string_view detail) {
   add(ErrorType::kInvalid, path, value ? "true" : "false", detail);
 }
 
-void ErrorList::invalid_null(const FieldPath& path, std::string_view detail) {
-  add(ErrorType::kInvalid, path, "null", detail);
-}
-
-namespace {
-std::string supported_list(std::span<const std::string_view> supported) {
-  std::string out = "supported values: ";
-  bool first = true;
-  for (std::string_view s : supported) {
-    if (!first) out += ", ";
-    first = false;
-    append_json_string(out, s);
-  }
-  return out;
-}
-}  // namespace
-
 void ErrorList::not_supported(const FieldPath& path, std::string_view value,
                               std::initializer_list<std::string_view> supported) {
-  not_supported(path, value, std::span<const std::string_view>(supported.begin(), supported.size()));
+  not_supported(path, value,
+                std::span<const std::string_view>(supported.begin(), supported.size()));
 }
 
 void ErrorList::not_supported(const FieldPath& path, std::string_view value,
                               std::span<const std::string_view> supported) {
-  std::string rendered;
-  append_json_string(rendered, value);
-  add(ErrorType::kNotSupported, path, std::move(rendered), supported_list(supported));
+  value_.clear();
+  append_echoed_string(value_, value);
+  detail_.clear();
+  append_supported(detail_, supported);
+  add(ErrorType::kNotSupported, path, value_, detail_);
 }
 
 void ErrorList::not_supported(const FieldPath& path, const JsonValue& value,
                               std::initializer_list<std::string_view> supported) {
-  std::string rendered;
-  append_json_scalar(rendered, value);
-  add(ErrorType::kNotSupported, path, std::move(rendered),
-      supported_list(std::span<const std::string_view>(supported.begin(), supported.size())));
+  value_.clear();
+  append_echoed_scalar(value_, value);
+  detail_.clear();
+  append_supported(detail_, std::span<const std::string_view>(supported.begin(), supported.size()));
+  add(ErrorType::kNotSupported, path, value_, detail_);
 }
 
 void ErrorList::duplicate(const FieldPath& path, std::string_view value) {
-  std::string rendered;
-  append_json_string(rendered, value);
-  add(ErrorType::kDuplicate, path, std::move(rendered), {});
+  value_.clear();
+  append_echoed_string(value_, value);
+  add(ErrorType::kDuplicate, path, value_, {});
 }
 
-std::vector<const FieldError*> ErrorList::unique() const {
-  std::vector<const FieldError*> out;
-  out.reserve(errors_.size());
-  for (const FieldError& e : errors_) {
-    bool seen = false;
-    for (const FieldError* prior : out) {
-      if (prior->type == e.type && prior->field == e.field && prior->value == e.value &&
-          prior->detail == e.detail) {
-        seen = true;
-        break;
-      }
-    }
-    if (!seen) out.push_back(&e);
+std::string ErrorList::omitted_text() const {
+  if (omitted_ == 0) return {};
+  return "and " + std::to_string(omitted_) + " more error" + (omitted_ == 1 ? "" : "s");
+}
+
+void ErrorList::append_message(std::string& out) const {
+  if (shown_.size() == 1 && omitted_ == 0) return shown_.front().append_text(out);
+  out += '[';
+  for (std::size_t i = 0; i < shown_.size(); ++i) {
+    if (i > 0) out += ", ";
+    shown_[i].append_text(out);
   }
-  return out;
+  if (omitted_ > 0) {
+    out += ", ";
+    out += omitted_text();
+  }
+  out += ']';
 }
 
 std::string ErrorList::message() const {
-  std::vector<const FieldError*> errors = unique();
-  if (errors.size() == 1) return errors.front()->text();
-  std::string out = "[";
-  for (std::size_t i = 0; i < errors.size(); ++i) {
-    if (i > 0) out += ", ";
-    out += errors[i]->text();
-  }
-  out += "]";
+  std::string out;
+  append_message(out);
   return out;
 }
 

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <initializer_list>
 #include <span>
 #include <string>
@@ -27,8 +28,10 @@ class FieldPath {
   FieldPath index(std::size_t) && = delete;
   FieldPath key(std::string_view) && = delete;
 
-  // `spec.placement.clusterAffinities[1].affinityName`, `metadata.labels[a/b]`.
+  // `spec.placement.clusterAffinities[1].affinityName`, `metadata.labels[a/b]`. A name or key
+  // longer than kMaxEchoedBytes is cut like an echoed value (`[aaa... (70000 bytes)]`).
   std::string str() const;
+  void append_to(std::string& out) const;
 
   enum class Kind { kName, kIndex, kKey };
   struct Segment {
@@ -43,7 +46,6 @@ class FieldPath {
  private:
   FieldPath(const FieldPath* parent, Kind kind, std::string_view name, std::size_t index)
       : parent_(parent), kind_(kind), name_(name), index_(index) {}
-  void append_to(std::string& out) const;
 
   const FieldPath* parent_;
   Kind kind_;
@@ -66,20 +68,33 @@ struct FieldError {
 
   // `Invalid value: "x": detail` (what Kubernetes calls the error body).
   std::string body() const;
+  void append_body(std::string& out) const;
   // `<field>: <body>`
   std::string text() const;
+  void append_text(std::string& out) const;
 };
 
-// The errors of one review, in the order rules report them.
+// The errors of one review, in the order rules report them, de-duplicated (identical texts are
+// reported once, as upstream does) and capped, so a hostile object with millions of errors costs
+// a counter per error, not a string, and its answer stays a few KB:
+// - the first kMaxShown distinct errors, at most kMaxShownBytes of text, are kept and shown; the
+//   others are counted (`and N more errors`);
+// - duplicates are found by a 64-bit hash of the text (expected O(1), never by comparing with
+//   earlier errors) for the first kMaxFingerprints distinct errors; past those, each report is
+//   counted as it comes (the rules never report one error twice: de-duplication is upstream's
+//   safety net, and an exact count of millions is not worth a table of millions).
 class ErrorList {
  public:
+  static constexpr std::size_t kMaxShown = 100;
+  static constexpr std::size_t kMaxShownBytes = 16 * 1024;
+  static constexpr std::size_t kMaxFingerprints = 32 * 1024;
+
   void required(const FieldPath& path, std::string_view detail);
   void forbidden(const FieldPath& path, std::string_view detail);
   void invalid(const FieldPath& path, const JsonValue& value, std::string_view detail);
   void invalid(const FieldPath& path, std::string_view string_value, std::string_view detail);
   void invalid(const FieldPath& path, long long int_value, std::string_view detail);
   void invalid_bool(const FieldPath& path, bool value, std::string_view detail);
-  void invalid_null(const FieldPath& path, std::string_view detail);
   void not_supported(const FieldPath& path, std::string_view value,
                      std::initializer_list<std::string_view> supported);
   void not_supported(const FieldPath& path, const JsonValue& value,
@@ -88,20 +103,37 @@ class ErrorList {
                      std::span<const std::string_view> supported);
   void duplicate(const FieldPath& path, std::string_view value);
 
-  bool empty() const { return errors_.empty(); }
-  std::size_t size() const { return errors_.size(); }
-  const std::vector<FieldError>& errors() const { return errors_; }
-  void clear() { errors_.clear(); }
+  bool empty() const { return shown_.empty(); }
+  // Distinct errors reported, shown or not.
+  std::size_t size() const { return shown_.size() + omitted_; }
+  // The first kMaxShown distinct errors, in order.
+  const std::vector<FieldError>& errors() const { return shown_; }
+  // Distinct errors beyond those: counted, not kept.
+  std::size_t omitted() const { return omitted_; }
+  void clear();
 
-  // Errors with identical text are reported once (as upstream does); then one error is its
-  // text and several are `[e1, e2, ...]`.
+  // Kubernetes' aggregate of the shown errors: one error is its text, several are
+  // `[e1, e2, ...]`; omitted errors add one last entry, `and N more errors`.
   std::string message() const;
-  // The de-duplicated errors, in order.
-  std::vector<const FieldError*> unique() const;
+  void append_message(std::string& out) const;
+  // `and N more errors` ("" when none were omitted).
+  std::string omitted_text() const;
 
  private:
-  void add(ErrorType type, const FieldPath& path, std::string value, std::string_view detail);
-  std::vector<FieldError> errors_;
+  void add(ErrorType type, const FieldPath& path, std::string_view value, std::string_view detail);
+  // Inserts a fingerprint; false when it was there already.
+  bool first_time(std::uint64_t fingerprint);
+
+  std::vector<FieldError> shown_;
+  std::size_t shown_bytes_ = 0;  // of the shown errors' texts
+  std::size_t omitted_ = 0;
+  bool counting_only_ = false;  // past kMaxFingerprints: count without rendering
+  // Fingerprints of every distinct error text so far: open addressing, 0 marks a free slot.
+  std::vector<std::uint64_t> seen_;
+  std::size_t seen_count_ = 0;
+  std::string text_;    // the text of the error being reported
+  std::string value_;   // its rendered value
+  std::string detail_;  // its detail, when the list builds it
 };
 
 }  // namespace kpw

@@ -9,10 +9,43 @@
 
 namespace kpw {
 
-using JsonAllocator = rapidjson::MemoryPoolAllocator<rapidjson::CrtAllocator>;
-// The document's parse stack also lives in a pool (JsonArena's second buffer): with the default
-// CrtAllocator it was malloc'd, grown and freed on every parse.
-using JsonDocument = rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator, JsonAllocator>;
+// RapidJSON's CrtAllocator returns nullptr when memory runs out, and RapidJSON then writes through
+// it; this one throws std::bad_alloc instead, which the review's recovery boundary answers
+// (service.cpp) while the server goes on.
+class ThrowingAllocator {
+ public:
+  static const bool kNeedFree = true;
+  void* Malloc(std::size_t size);
+  void* Realloc(void* original, std::size_t original_size, std::size_t new_size);
+  static void Free(void* ptr) noexcept;
+};
+
+using JsonAllocator = rapidjson::MemoryPoolAllocator<ThrowingAllocator>;
+
+// The document's parse stack: a fixed buffer first (JsonArena's second one: with the default
+// CrtAllocator the stack was malloc'd, grown and freed on every parse), then the heap through
+// realloc, which moves the pages of a large block (mremap) instead of copying them, so the stack
+// of a million-element array grows in O(n) without a copy per growth. Serves one stack at a time.
+// Every block carries a header saying whether it is the fixed buffer, because RapidJSON frees
+// through a static Free.
+class ParseStackAllocator {
+ public:
+  static const bool kNeedFree = true;
+  static constexpr std::size_t kHeader = alignof(std::max_align_t);
+  ParseStackAllocator() = default;
+  // `buffer` (aligned to max_align_t, `size` > kHeader) serves blocks of up to size - kHeader.
+  ParseStackAllocator(char* buffer, std::size_t size);
+  void* Malloc(std::size_t size);
+  void* Realloc(void* original, std::size_t original_size, std::size_t new_size);
+  static void Free(void* ptr) noexcept;
+
+ private:
+  char* fixed_ = nullptr;  // the block inside the buffer (after its header)
+  std::size_t fixed_size_ = 0;
+};
+
+using JsonDocument =
+    rapidjson::GenericDocument<rapidjson::UTF8<>, JsonAllocator, ParseStackAllocator>;
 using JsonValue = JsonDocument::ValueType;
 
 // Deeper documents are refused before any rule runs, so that every later walk
@@ -38,14 +71,20 @@ class JsonArena {
 
   JsonDocument& document() { return document_; }
   JsonAllocator& allocator() { return allocator_; }
+  // Drops the document and gives back every chunk beyond the first (after a large review, so a
+  // thread does not hold its memory until the next one).
+  void release();
 
  private:
   static constexpr std::size_t kChunkBytes = 64 * 1024;
+  // Chunks beyond the first: above glibc's mmap threshold (the server sets 128 KiB), so the
+  // memory of a huge document goes back to the system when it is released.
+  static constexpr std::size_t kGrowthChunkBytes = 1024 * 1024;
   static constexpr std::size_t kStackChunkBytes = 16 * 1024;
   alignas(std::max_align_t) char chunk_[kChunkBytes];
   alignas(std::max_align_t) char stack_chunk_[kStackChunkBytes];
   JsonAllocator allocator_;
-  JsonAllocator stack_allocator_;  // the parse stack: only one block, grown in place
+  ParseStackAllocator stack_allocator_;
   JsonDocument document_;
 };
 
@@ -58,6 +97,22 @@ void append_json_string(std::string& out, std::string_view text);
 // Appends a compact rendering of a scalar value (string quoted, numbers and bools bare, null);
 // objects and arrays render as `{...}` / `[...]` to keep messages short.
 void append_json_scalar(std::string& out, const JsonValue& value);
+
+// The longest piece of a request echoed back in a message: a value, a map key, a name.
+inline constexpr std::size_t kMaxEchoedBytes = 256;
+
+// The first `limit` bytes of `text` or fewer, never splitting a UTF-8 sequence.
+std::string_view cut_utf8(std::string_view text, std::size_t limit);
+
+// Appends `text` as it is, or, when longer than kMaxEchoedBytes, its first kMaxEchoedBytes and a
+// marker saying how long it was: `aaaa... (10000 bytes)`.
+void append_echoed_text(std::string& out, std::string_view text);
+// The same, as a JSON string literal: `"aaaa"... (10000 bytes)`.
+void append_echoed_string(std::string& out, std::string_view text);
+// append_json_scalar, with strings echoed as append_echoed_string does.
+void append_echoed_scalar(std::string& out, const JsonValue& value);
+// append_echoed_string into a new string (for details and warnings that quote a value).
+std::string echoed(std::string_view text);
 
 inline std::string_view view(const JsonValue& v) {
   return std::string_view(v.GetString(), v.GetStringLength());

@@ -10,6 +10,7 @@
 #include "admission/field_error.hpp"
 #include "admission/json.hpp"
 #include "admission/json_patch.hpp"
+#include "admission/warnings.hpp"
 
 namespace kpw {
 
@@ -20,26 +21,25 @@ struct AdmissionRequest {
   std::string_view uid;
   Operation operation = Operation::kCreate;
   std::string_view name;
-  std::string_view ns;                  // request.namespace ("" for cluster-scoped kinds)
-  const JsonValue* object = nullptr;    // always an object when a handler runs
+  std::string_view ns;                    // request.namespace ("" for cluster-scoped kinds)
+  const JsonValue* object = nullptr;      // always an object when a handler runs
   const JsonValue* old_object = nullptr;  // an object on UPDATE, else nullptr
 };
 
 // What a handler answers: field errors deny (code 403), warnings ride along either way, and a
-// mutator's patch (already reset to the request's object) becomes `response.patch`.
+// mutator's patch (already reset to the request's object) becomes `response.patch`. Errors and
+// warnings are capped as they are reported, so a handler's answer is a few KB whatever it meets.
 struct AdmissionResult {
   ErrorList errors;
-  std::vector<std::string> warnings;
+  Warnings warnings;
   JsonPatch patch;
-
-  void warn(std::string text) { warnings.push_back(std::move(text)); }
 };
 
 // The defaults mutators fill, from the server's flags. Set once before serving; read-only after.
 struct MutationDefaults {
-  std::string purge_mode = "Graciously";                    // --default-purge-mode
-  std::int64_t toleration_seconds = 10;                     // --default-toleration-seconds
-  std::optional<std::int64_t> rebalancer_ttl_seconds;       // --default-rebalancer-ttl-seconds
+  std::string purge_mode = "Graciously";               // --default-purge-mode
+  std::int64_t toleration_seconds = 10;                // --default-toleration-seconds
+  std::optional<std::int64_t> rebalancer_ttl_seconds;  // --default-rebalancer-ttl-seconds
 };
 const MutationDefaults& mutation_defaults();
 void set_mutation_defaults(MutationDefaults defaults);

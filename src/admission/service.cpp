@@ -1,5 +1,6 @@
 #include "admission/service.hpp"
 
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -13,10 +14,6 @@ namespace {
 
 constexpr std::string_view kV1 = "admission.k8s.io/v1";
 constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
-// What the API server shows of a warning (README: "Warnings ... past 4096 characters in all,
-// each is cut to 256"): we never send more, so nothing is lost silently.
-constexpr std::size_t kMaxWarningBytes = 256;
-constexpr std::size_t kMaxWarningsBytes = 4096;
 
 // The `apiVersion` to echo: empty until the review is known to be an AdmissionReview
 // (upstream answers pre-decode errors without apiVersion/kind).
@@ -49,54 +46,53 @@ void answer_error(const Envelope& env, unsigned code, std::string_view message,
   out += "}}}";
 }
 
-// Cuts `text` to at most `limit` bytes without splitting a UTF-8 sequence.
-std::string_view cut_utf8(std::string_view text, std::size_t limit) {
-  if (text.size() <= limit) return text;
-  std::size_t n = limit;
-  while (n > 0 && (static_cast<unsigned char>(text[n]) & 0xC0) == 0x80) --n;
-  return text.substr(0, n);
-}
-
-void append_warnings(const std::vector<std::string>& warnings, std::string& out) {
+// Warnings as the API server shows them (Warnings caps them as they are added).
+void append_warnings(const Warnings& warnings, std::string& out) {
   if (warnings.empty()) return;
   out += ",\"warnings\":[";
-  std::size_t total = 0;
   bool first = true;
-  for (const std::string& w : warnings) {
-    std::string_view text = cut_utf8(w, kMaxWarningBytes);
-    if (total + text.size() > kMaxWarningsBytes) break;
-    total += text.size();
+  for (const std::string& w : warnings.shown()) {
     if (!first) out += ',';
     first = false;
-    // The API server drops a warning holding a newline or tab: send spaces instead.
-    std::string clean(text);
-    for (char& c : clean) {
-      if (c == '\n' || c == '\t' || c == '\r') c = ' ';
-    }
-    append_json_string(out, clean);
+    append_json_string(out, w);
+  }
+  if (warnings.dropped() > 0) {
+    if (!first) out += ',';
+    append_json_string(out, warnings.summary());
   }
   out += ']';
 }
 
+// The message of a denial is rendered once: into the answer, and kept for the log line.
 void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnswer& answer) {
   std::string& out = answer.body;
   open_answer(env, out);
   if (result.errors.empty()) {
     out += ",\"allowed\":true,\"status\":{\"metadata\":{},\"code\":200}";
   } else {
+    std::string& message = answer.outcome.denial;
+    result.errors.append_message(message);
     out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
-    append_json_string(out, result.errors.message());
+    append_json_string(out, message);
     out += ",\"reason\":\"Forbidden\",\"details\":{\"causes\":[";
     bool first = true;
-    for (const FieldError* e : result.errors.unique()) {
+    thread_local std::string body;  // keeps its capacity from error to error
+    for (const FieldError& e : result.errors.errors()) {
       if (!first) out += ',';
       first = false;
       out += "{\"type\":";
-      append_json_string(out, error_cause_type(e->type));
+      append_json_string(out, error_cause_type(e.type));
       out += ",\"message\":";
-      append_json_string(out, e->body());
+      body.clear();
+      e.append_body(body);
+      append_json_string(out, body);
       out += ",\"field\":";
-      append_json_string(out, e->field);
+      append_json_string(out, e.field);
+      out += '}';
+    }
+    if (result.errors.omitted() > 0) {  // one cause for the errors not shown, naming no field
+      out += ",{\"message\":";
+      append_json_string(out, result.errors.omitted_text());
       out += '}';
     }
     out += "]},\"code\":403}";
@@ -138,10 +134,10 @@ bool parse_operation(std::string_view text, Operation& op) {
 std::string qualified_kind(std::string_view group, std::string_view kind) {
   std::string out;
   if (!group.empty()) {
-    out += group;
+    append_echoed_text(out, group);
     out += '/';
   }
-  out += kind;
+  append_echoed_text(out, kind);
   return out;
 }
 
@@ -161,12 +157,12 @@ bool kind_matches(const Webhook& hook, const JsonValue* request, std::string& pr
   return false;
 }
 
-void review(const Webhook& hook, std::string_view content_type, std::string& body,
+// `env` is filled as the review is decoded, so that an exception can still be answered in kind.
+void review(const Webhook& hook, std::string_view content_type, std::string& body, Envelope& env,
             HttpAnswer& answer) {
-  Envelope env;
   if (content_type != "application/json") {
     std::string message = "contentType=";
-    message += content_type;
+    append_echoed_text(message, content_type);
     message += ", expected application/json";
     answer_error(env, 400, message, answer);
     return;
@@ -189,11 +185,12 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   const JsonValue* api_version = member(&root, "apiVersion");
   if (api_version == nullptr) {
     env.api_version = kV1;  // upstream's default
-  } else if (api_version->IsString() && (view(*api_version) == kV1 || view(*api_version) == kV1beta1)) {
+  } else if (api_version->IsString() &&
+             (view(*api_version) == kV1 || view(*api_version) == kV1beta1)) {
     env.api_version = view(*api_version);
   } else {
     std::string message = "cannot decode AdmissionReview: unsupported apiVersion ";
-    append_json_scalar(message, *api_version);
+    append_echoed_scalar(message, *api_version);
     message += " (expected \"admission.k8s.io/v1\" or \"admission.k8s.io/v1beta1\")";
     answer_error(env, 400, message, answer);
     return;
@@ -201,7 +198,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   const JsonValue* kind = member(&root, "kind");
   if (kind != nullptr && !(kind->IsString() && view(*kind) == "AdmissionReview")) {
     std::string message = "cannot decode AdmissionReview: unsupported kind ";
-    append_json_scalar(message, *kind);
+    append_echoed_scalar(message, *kind);
     env.api_version = {};
     answer_error(env, 400, message, answer);
     return;
@@ -221,8 +218,8 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   AdmissionRequest req;
   req.uid = env.uid;
   if (!parse_operation(string_or_empty(request, "operation"), req.operation)) {
-    answer_error(env, 400,
-                 "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT", answer);
+    answer_error(env, 400, "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT",
+                 answer);
     return;
   }
   req.name = string_or_empty(request, "name");
@@ -260,7 +257,20 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   outcome.kind = hook.kind;
   outcome.ns = req.ns;
   outcome.name = req.name;
-  if (!outcome.allowed) outcome.denial = result.errors.message();
+}
+
+void answer_internal_error(const Envelope& env, std::string_view what, HttpAnswer& answer) {
+  answer.status = 200;  // a judged failure, as controller-runtime's Errored answers it
+  answer.content_type = "application/json";
+  answer.body.clear();
+  answer.close = false;
+  ReviewOutcome& outcome = answer.outcome;
+  outcome.reviewed = false;
+  outcome.internal_error = true;
+  outcome.denial.assign("internal error: ");
+  outcome.denial += what;
+  answer_error(env, 500, outcome.denial + " (the review was not judged; nothing was admitted)",
+               answer);
 }
 
 MutationDefaults& defaults_storage() {
@@ -273,14 +283,16 @@ MutationDefaults& defaults_storage() {
 const MutationDefaults& mutation_defaults() { return defaults_storage(); }
 void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }
 
-void handle_http(std::string_view method, std::string_view target,
-                 std::string_view content_type, std::string& body, HttpAnswer& answer) {
+void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
+                 std::string& body, HttpAnswer& answer) {
   answer.status = 200;
   answer.content_type = "application/json";
   answer.body.clear();
   answer.close = false;
   answer.method_not_allowed = false;
+  answer.retry_after = false;
   answer.outcome.reviewed = false;
+  answer.outcome.internal_error = false;
   answer.outcome.denial.clear();
 
   std::string_view path = target.substr(0, target.find('?'));
@@ -294,8 +306,35 @@ void handle_http(std::string_view method, std::string_view target,
     answer.method_not_allowed = true;
     return;
   }
-  review(*hook, content_type, body, answer);
+  // The recovery boundary (controller-runtime's): whatever a decoder, a rule or the encoder
+  // throws — std::bad_alloc from a huge but legal body included — becomes a code-500 answer for
+  // this request alone; the thread, its connections and the process go on.
+  Envelope env;
+  try {
+    review(*hook, content_type, body, env, answer);
+  } catch (const std::exception& e) {
+    answer_internal_error(env, e.what(), answer);
+  } catch (...) {
+    answer_internal_error(env, "an exception that is not a std::exception", answer);
+  }
 }
+
+void answer_busy(std::size_t limit, std::size_t large_bytes, HttpAnswer& answer) {
+  answer.status = 429;
+  answer.content_type = "application/json";
+  answer.body.clear();
+  answer.method_not_allowed = false;
+  answer.retry_after = true;
+  answer.outcome.reviewed = false;
+  answer.outcome.internal_error = false;
+  answer_error(Envelope{}, 429,
+               "too many large reviews: " + std::to_string(limit) + " bodies over " +
+                   std::to_string(large_bytes) +
+                   " bytes are being judged already; retry in a second",
+               answer);
+}
+
+void release_review_memory() { thread_json_arena().release(); }
 
 void answer_too_large(std::size_t limit, HttpAnswer& answer) {
   answer.status = 413;
@@ -303,10 +342,11 @@ void answer_too_large(std::size_t limit, HttpAnswer& answer) {
   answer.body.clear();
   answer.close = true;
   answer.method_not_allowed = false;
-  answer_error(Envelope{}, 413,
-               "request entity too large: the body exceeds the limit of " +
-                   std::to_string(limit) + " bytes",
-               answer);
+  answer.retry_after = false;
+  answer_error(
+      Envelope{}, 413,
+      "request entity too large: the body exceeds the limit of " + std::to_string(limit) + " bytes",
+      answer);
 }
 
 }  // namespace kpw

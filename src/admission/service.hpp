@@ -14,31 +14,41 @@ inline constexpr std::size_t kDefaultMaxRequestBytes = 7 * 1024 * 1024;
 // What a review decided, for metrics and logs. Views point into the request body and stay valid
 // until the next request is read.
 struct ReviewOutcome {
-  bool reviewed = false;          // a handler ran: operation and allowed are meaningful
-  int operation = 0;              // index of CREATE, UPDATE, DELETE, CONNECT
+  bool reviewed = false;  // a handler ran: operation and allowed are meaningful
+  int operation = 0;      // index of CREATE, UPDATE, DELETE, CONNECT
   bool allowed = false;
   std::string_view uid;
-  std::string_view kind;          // request.kind.kind
+  std::string_view kind;  // request.kind.kind
   std::string_view ns;
   std::string_view name;
-  std::string denial;             // status.message of a denial (filled only then)
+  std::string denial;           // status.message of a denial, or what an internal error was
+  bool internal_error = false;  // a handler threw: answered with code 500, worth a log line
 };
 
 struct HttpAnswer {
   unsigned status = 200;
   std::string_view content_type = "application/json";
   std::string body;
-  bool close = false;          // close the connection after answering
+  bool close = false;               // close the connection after answering
   bool method_not_allowed = false;  // send `Allow: POST`
+  bool retry_after = false;         // send `Retry-After: 1` (429)
   ReviewOutcome outcome;
 };
 
 // `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
 // garbage afterwards.
-void handle_http(std::string_view method, std::string_view target,
-                 std::string_view content_type, std::string& body, HttpAnswer& answer);
+void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
+                 std::string& body, HttpAnswer& answer);
 
 // The answer to a request whose body exceeds the limit (HTTP 413; the body is not read).
 void answer_too_large(std::size_t limit, HttpAnswer& answer);
+
+// The answer to a large review that finds `limit` large reviews in flight already: HTTP 429 with
+// Retry-After (the API server's webhook client retries it), code 429 in a review-shaped body.
+void answer_busy(std::size_t limit, std::size_t large_bytes, HttpAnswer& answer);
+
+// Gives back the memory the calling thread's last review grew (its parse arena beyond the first
+// chunk): after a large review, so a thread does not hold megabytes until its next one.
+void release_review_memory();
 
 }  // namespace kpw

@@ -60,7 +60,8 @@ const Webhook* row_for(std::string_view group, std::string_view kind, bool mutat
 template <typename T>
 void default_member(JsonValue& obj, std::string_view key, T value, JsonAllocator& alloc) {
   if (!obj.IsObject()) return;
-  const JsonValue name(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+  const JsonValue name(
+      rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
   auto it = obj.FindMember(name);
   JsonValue v;
   if constexpr (std::is_same_v<T, std::string_view>) {
@@ -78,7 +79,8 @@ void default_member(JsonValue& obj, std::string_view key, T value, JsonAllocator
 
 JsonValue* object_at(JsonValue& obj, std::string_view key) {
   if (!obj.IsObject()) return nullptr;
-  const JsonValue name(rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
+  const JsonValue name(
+      rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
   auto it = obj.FindMember(name);
   return it != obj.MemberEnd() && it->value.IsObject() ? &it->value : nullptr;
 }
@@ -139,7 +141,8 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   if (validating == nullptr) {
     j.verdict = Verdict::kSkipped;
     j.skipped_reason = "kind " + (j.api_version.empty() ? std::string("?") : j.api_version) + " " +
-                       (j.kind.empty() ? std::string("?") : j.kind) + " is not served by this webhook";
+                       (j.kind.empty() ? std::string("?") : j.kind) +
+                       " is not served by this webhook";
     return j;
   }
   // The request namespace: a PropagationPolicy's own, else --namespace; cluster-scoped kinds none.
@@ -170,20 +173,42 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
     mutation.patch.reset(&obj);
     mutating->handler(request, mutation);
     mutation.patch.apply_to(obj, alloc);
-    for (const std::string& w : mutation.warnings) {
+    for (const std::string& w : mutation.warnings.all()) {
       j.warnings.push_back(Problem{warning_position(src, w), "", w});
     }
   }
   AdmissionResult validation;
   validation.patch.reset(&obj);
   validating->handler(request, validation);
-  for (const FieldError* e : validation.errors.unique()) {
-    j.errors.push_back(Problem{src.locate(e->field), e->field, e->text()});
+  for (const FieldError& e : validation.errors.errors()) {
+    j.errors.push_back(Problem{src.locate(e.field), e.field, e.text()});
   }
-  for (const std::string& w : validation.warnings) {
+  if (validation.errors.omitted() > 0) {
+    j.errors.push_back(Problem{src.start, "", validation.errors.omitted_text()});
+  }
+  for (const std::string& w : validation.warnings.all()) {
     j.warnings.push_back(Problem{warning_position(src, w), "", w});
   }
   j.verdict = j.errors.empty() ? Verdict::kValid : Verdict::kInvalid;
+  return j;
+}
+
+// The recovery boundary of `check`: an object whose judging throws (std::bad_alloc from a huge
+// document included) gets one error, and the other objects are judged.
+Judged judge_safely(const std::string& file, SourceObject& src, const Options& options) {
+  std::string what;
+  try {
+    return judge(file, src, options);
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception that is not a std::exception";
+  }
+  Judged j;
+  j.file = file;
+  j.source = &src;
+  j.verdict = Verdict::kInvalid;
+  j.errors.push_back(Problem{src.start, "", "internal error while judging this object: " + what});
   return j;
 }
 
@@ -417,7 +442,7 @@ int run(const std::vector<std::string>& paths, const Options& options, std::ostr
       syntax.push_back(FileSyntaxError{file, *lf.syntax_error});
       continue;
     }
-    for (SourceObject& obj : lf.objects) judged.push_back(judge(file, obj, options));
+    for (SourceObject& obj : lf.objects) judged.push_back(judge_safely(file, obj, options));
   }
 
   Summary summary;

@@ -1,14 +1,14 @@
 // Helpers for rule tests: run one handler on an object given as JSON text and read the verdict.
 #pragma once
 
+#include <rapidjson/document.h>
+#include <rapidjson/pointer.h>
+
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include <rapidjson/document.h>
-#include <rapidjson/pointer.h>
 
 #include "admission/json.hpp"
 #include "admission/review.hpp"
@@ -80,16 +80,16 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   }
   AdmissionResult result;
   handler(request, result);
-  for (const FieldError* e : result.errors.unique()) v.errors.push_back(*e);
-  v.warnings = result.warnings;
+  v.errors = result.errors.errors();
+  v.warnings = result.warnings.all();
   v.message = result.errors.empty() ? std::string() : result.errors.message();
   return v;
 }
 
 // A mutator's answer: the patch text and the object after applying it.
 struct Mutation {
-  std::string patch;       // "" when the mutator changed nothing
-  std::string error;       // why the patch did not apply, or ""
+  std::string patch;        // "" when the mutator changed nothing
+  std::string error;        // why the patch did not apply, or ""
   rapidjson::Document doc;  // the object after the patch
   std::vector<std::string> warnings;
 
@@ -122,7 +122,7 @@ inline Mutation mutate(Handler handler, std::string_view object, const Call& cal
   AdmissionResult result;
   result.patch.reset(request.object);
   handler(request, result);
-  m.warnings = result.warnings;
+  m.warnings = result.warnings.all();
   if (!result.errors.empty()) m.error = "a mutator denied: " + result.errors.message();
   if (!result.patch.empty()) {
     result.patch.render(m.patch);

@@ -1,0 +1,93 @@
+// Which elements of a list were seen before, in expected O(1) per element: the one way "unique"
+// rules find duplicates (never by comparing each element with every earlier one).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <string_view>
+#include <vector>
+
+namespace kpw {
+
+inline std::uint64_t hash_text(std::string_view text) {
+  return std::hash<std::string_view>{}(text);
+}
+
+// Folds `next` into `seed` (for keys made of several texts).
+inline std::uint64_t hash_combine(std::uint64_t seed, std::uint64_t next) {
+  return seed ^ (next + 0x9E3779B97F4A7C15ULL + (seed << 6) + (seed >> 2));
+}
+
+// A hash table of list elements by index. Small lists stay in an inline table (no heap); larger
+// ones grow a heap table, doubling at half load.
+class SeenSet {
+ public:
+  struct Seen {
+    std::size_t first;   // index of the first element equal to this one (itself when new)
+    std::size_t before;  // how many equal elements came before this one
+    bool repeated() const { return before > 0; }
+  };
+
+  // Records element `index`, whose key is `text` (compared byte for byte).
+  Seen record(std::string_view text, std::size_t index) {
+    return insert(hash_text(text), index, text, [](std::size_t) { return true; });
+  }
+
+  // Records element `index` with a key of the caller's: `hash` of it, and `same(j)` telling
+  // whether earlier element j (one with the same hash) has an equal key.
+  template <typename Same>
+  Seen record(std::uint64_t hash, std::size_t index, Same same) {
+    return insert(hash, index, std::string_view{}, same);
+  }
+
+  std::size_t size() const { return used_; }
+
+ private:
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::string_view text;
+    std::size_t first = 0;
+    std::size_t count = 0;  // 0: empty slot
+  };
+  static constexpr std::size_t kInline = 16;
+
+  template <typename Same>
+  Seen insert(std::uint64_t hash, std::size_t index, std::string_view text, Same same) {
+    if (2 * (used_ + 1) > capacity()) grow();
+    Entry* table = slots();
+    const std::size_t mask = capacity() - 1;
+    for (std::size_t i = hash & mask;; i = (i + 1) & mask) {
+      Entry& e = table[i];
+      if (e.count == 0) {
+        e = Entry{hash, text, index, 1};
+        ++used_;
+        return Seen{index, 0};
+      }
+      if (e.hash == hash && e.text == text && same(e.first)) return Seen{e.first, e.count++};
+    }
+  }
+
+  Entry* slots() { return heap_.empty() ? inline_.data() : heap_.data(); }
+  std::size_t capacity() const { return heap_.empty() ? kInline : heap_.size(); }
+
+  void grow() {
+    std::vector<Entry> bigger(capacity() * 2);
+    const std::size_t mask = bigger.size() - 1;
+    Entry* old = slots();
+    for (std::size_t i = 0, n = capacity(); i < n; ++i) {
+      if (old[i].count == 0) continue;
+      std::size_t j = old[i].hash & mask;
+      while (bigger[j].count != 0) j = (j + 1) & mask;
+      bigger[j] = old[i];
+    }
+    heap_.swap(bigger);
+  }
+
+  std::array<Entry, kInline> inline_{};
+  std::vector<Entry> heap_;
+  std::size_t used_ = 0;
+};
+
+}  // namespace kpw
