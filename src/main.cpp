@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "admission/review.hpp"
-#include "check/check.hpp"
 #include "admission/service.hpp"
+#include "check/check.hpp"
 #include "server/server.hpp"
 #include "util/log.hpp"
 
@@ -49,6 +49,9 @@ struct ServeFlags {
   std::string read_timeout = "30s";
   std::string idle_timeout = "120s";
   long long max_header_bytes = 16384;
+  long long large_review_bytes = 65536;
+  int review_threads = 1;
+  long long max_large_reviews = 16;
   std::string default_purge_mode = "Graciously";
   long long default_toleration_seconds = 10;
   std::optional<long long> default_rebalancer_ttl_seconds;
@@ -104,6 +107,15 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->capture_default_str();
   app.add_option("--max-header-bytes", f.max_header_bytes, "largest request header block")
       ->capture_default_str();
+  app.add_option("--large-review-bytes", f.large_review_bytes,
+                 "bodies larger than this are judged on the review threads, off the I/O threads")
+      ->capture_default_str();
+  app.add_option("--review-threads", f.review_threads,
+                 "threads judging large bodies, at a lower CPU priority than the I/O threads")
+      ->capture_default_str();
+  app.add_option("--max-large-reviews", f.max_large_reviews,
+                 "large bodies read, queued or judged at once; more get HTTP 429 (retried)")
+      ->capture_default_str();
 }
 
 // "500ms", "5s", "2m", "1h", or a bare number of seconds.
@@ -140,7 +152,8 @@ std::optional<std::string> apply_mutation_defaults(const ServeFlags& f) {
   if (mode != "Directly" && mode != "Gracefully" && mode != "Never" && mode != "Immediately" &&
       mode != "Graciously") {
     return "--default-purge-mode must be Directly, Gracefully, Never, Immediately or Graciously, "
-           "not \"" + mode + "\"";
+           "not \"" +
+           mode + "\"";
   }
   if (f.default_toleration_seconds < 0 || f.default_toleration_seconds > kInt32Max) {
     return "--default-toleration-seconds must be between 0 and 2147483647, not " +
@@ -188,14 +201,13 @@ int serve(const ServeFlags& f) {
     const std::string& value;
     std::chrono::milliseconds* out;
   };
-  for (const DurationFlag& d : {DurationFlag{"--shutdown-delay", f.shutdown_delay, &options.shutdown_delay},
-                                DurationFlag{"--shutdown-grace", f.shutdown_grace, &options.shutdown_grace},
-                                DurationFlag{"--tls-handshake-timeout", f.handshake_timeout,
-                                             &options.handshake_timeout},
-                                DurationFlag{"--header-read-timeout", f.header_timeout,
-                                             &options.header_timeout},
-                                DurationFlag{"--read-timeout", f.read_timeout, &options.read_timeout},
-                                DurationFlag{"--idle-timeout", f.idle_timeout, &options.idle_timeout}}) {
+  for (const DurationFlag& d :
+       {DurationFlag{"--shutdown-delay", f.shutdown_delay, &options.shutdown_delay},
+        DurationFlag{"--shutdown-grace", f.shutdown_grace, &options.shutdown_grace},
+        DurationFlag{"--tls-handshake-timeout", f.handshake_timeout, &options.handshake_timeout},
+        DurationFlag{"--header-read-timeout", f.header_timeout, &options.header_timeout},
+        DurationFlag{"--read-timeout", f.read_timeout, &options.read_timeout},
+        DurationFlag{"--idle-timeout", f.idle_timeout, &options.idle_timeout}}) {
     const std::optional<std::chrono::milliseconds> value = parse_duration(d.value);
     if (!value) {
       return usage_error(std::string(d.name) + " must be a duration like 500ms, 5s or 2m, not \"" +
@@ -215,6 +227,18 @@ int serve(const ServeFlags& f) {
     return usage_error("--max-header-bytes must be between 1024 and 1048576, not " +
                        std::to_string(f.max_header_bytes));
   }
+  if (f.large_review_bytes < 1024) {
+    return usage_error("--large-review-bytes must be at least 1024, not " +
+                       std::to_string(f.large_review_bytes));
+  }
+  if (f.review_threads < 1 || f.review_threads > 1024) {
+    return usage_error("--review-threads must be between 1 and 1024, not " +
+                       std::to_string(f.review_threads));
+  }
+  if (f.max_large_reviews < 1 || f.max_large_reviews > 65536) {
+    return usage_error("--max-large-reviews must be between 1 and 65536, not " +
+                       std::to_string(f.max_large_reviews));
+  }
   if (f.logging_format == "json") {
     kpw::log::configure(kpw::log::Format::kJson, f.verbosity);
   } else if (f.logging_format == "text") {
@@ -226,14 +250,17 @@ int serve(const ServeFlags& f) {
   options.max_header_bytes = static_cast<std::size_t>(f.max_header_bytes);
   options.health_probe_address = f.health_probe_address;
   options.metrics_address = f.metrics_address;
-  const std::string dir = f.cert_dir.empty() || f.cert_dir.back() == '/' ? f.cert_dir
-                                                                          : f.cert_dir + "/";
+  const std::string dir =
+      f.cert_dir.empty() || f.cert_dir.back() == '/' ? f.cert_dir : f.cert_dir + "/";
   options.bind_address = f.bind_address;
   options.port = static_cast<unsigned short>(f.secure_port);
   options.cert_file = dir + f.cert_name;
   options.key_file = dir + f.key_name;
   options.max_request_bytes = static_cast<std::size_t>(f.max_request_bytes);
   options.threads = static_cast<unsigned>(f.threads);
+  options.large_review_bytes = static_cast<std::size_t>(f.large_review_bytes);
+  options.review_threads = static_cast<unsigned>(f.review_threads);
+  options.max_large_reviews = static_cast<std::size_t>(f.max_large_reviews);
   if (auto error = kpw::run_server(options, &kpw::handle_http)) return usage_error(*error);
   return 0;
 }
@@ -243,11 +270,15 @@ int review(const ServeFlags& flags, const std::string& path, const std::string& 
   if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
   std::string body;
   if (file.empty() || file == "-") {
-    body.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    std::ostringstream in;
+    in << std::cin.rdbuf();
+    body = std::move(in).str();
   } else {
     std::ifstream in(file, std::ios::binary);
     if (!in) return usage_error("cannot read " + file);
-    body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    std::ostringstream text;
+    text << in.rdbuf();
+    body = std::move(text).str();
   }
   kpw::HttpAnswer answer;
   if (body.size() > kpw::kDefaultMaxRequestBytes) {
@@ -263,9 +294,10 @@ int review(const ServeFlags& flags, const std::string& path, const std::string& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Admission webhook for Karmada's policy APIs (PropagationPolicy, "
-               "ClusterPropagationPolicy)",
-               "karmada-policy-webhook"};
+  CLI::App app{
+      "Admission webhook for Karmada's policy APIs (PropagationPolicy, "
+      "ClusterPropagationPolicy)",
+      "karmada-policy-webhook"};
   app.require_subcommand(0, 1);
   ServeFlags flags;
   add_serve_flags(app, flags);
@@ -290,8 +322,9 @@ int main(int argc, char** argv) {
       "check", "judge policy files (YAML or JSON) as the API server plus this webhook would");
   check_cmd->add_option("paths", check_paths, "files, directories (recursive) or - for stdin")
       ->required();
-  check_cmd->add_option("--namespace", check_options.default_namespace,
-                        "namespace of a PropagationPolicy without metadata.namespace")
+  check_cmd
+      ->add_option("--namespace", check_options.default_namespace,
+                   "namespace of a PropagationPolicy without metadata.namespace")
       ->capture_default_str();
   check_cmd->add_option("-o,--output", check_output, "text, json or yaml")->capture_default_str();
   check_cmd->add_flag("--show-defaults", check_options.show_defaults,

@@ -16,7 +16,7 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 
 constexpr std::size_t kMaxWebhooks = 16;
 // The HTTP statuses this server sends; anything else lands on the last one.
-constexpr std::array<unsigned, 8> kCodes = {200, 400, 404, 405, 413, 500, 503, 0};
+constexpr std::array<unsigned, 9> kCodes = {200, 400, 404, 405, 413, 429, 500, 503, 0};
 constexpr std::array<std::string_view, 4> kOperations = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
 // controller-runtime's buckets (Prometheus defaults) with finer ones below 5 ms, where reviews
 // actually land.
@@ -31,6 +31,7 @@ struct WebhookSeries {
   Counter latency_sum_ns{0};
   std::atomic<std::int64_t> in_flight{0};
   std::array<std::array<Counter, 2>, kOperations.size()> admissions{};  // [operation][allowed]
+  Counter failures{0};                                                  // handlers that threw
 };
 
 struct Registry {
@@ -39,6 +40,10 @@ struct Registry {
   Counter connections_total{0};
   Counter closed_since_take{0};
   Counter connections_refused{0};
+  Counter connection_failures{0};
+  std::atomic<std::int64_t> large_in_flight{0};
+  Counter large_total{0};
+  Counter large_refused{0};
   Counter handshake_failures{0};
   Counter reloads_ok{0};
   Counter reloads_failed{0};
@@ -115,6 +120,17 @@ void request_finished(int webhook, unsigned status, double seconds, bool reviewe
   }
 }
 
+void review_failed(int webhook) {
+  if (WebhookSeries* s = series(webhook)) s->failures.fetch_add(1, kRelaxed);
+}
+void connection_failed() { registry().connection_failures.fetch_add(1, kRelaxed); }
+void large_review_started() {
+  registry().large_in_flight.fetch_add(1, kRelaxed);
+  registry().large_total.fetch_add(1, kRelaxed);
+}
+void large_review_finished() { registry().large_in_flight.fetch_sub(1, kRelaxed); }
+void large_review_refused() { registry().large_refused.fetch_add(1, kRelaxed); }
+
 void connection_opened() {
   registry().open_connections.fetch_add(1, kRelaxed);
   registry().connections_total.fetch_add(1, kRelaxed);
@@ -123,7 +139,9 @@ void connection_closed() {
   registry().open_connections.fetch_sub(1, kRelaxed);
   registry().closed_since_take.fetch_add(1, kRelaxed);
 }
-unsigned long take_closed_connections() { return registry().closed_since_take.exchange(0, kRelaxed); }
+unsigned long take_closed_connections() {
+  return registry().closed_since_take.exchange(0, kRelaxed);
+}
 void connection_refused() { registry().connections_refused.fetch_add(1, kRelaxed); }
 void tls_handshake_failed() { registry().handshake_failures.fetch_add(1, kRelaxed); }
 void certificate_reloaded(bool ok) {
@@ -158,8 +176,8 @@ void render(std::string& out) {
       cumulative += s.buckets[b].load(kRelaxed);
       std::string le;
       append_number(le, kBuckets[b]);
-      sample(out, "controller_runtime_webhook_latency_seconds_bucket",
-             label + ",le=\"" + le + "\"", static_cast<double>(cumulative));
+      sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"" + le + "\"",
+             static_cast<double>(cumulative));
     }
     cumulative += s.buckets[kBuckets.size()].load(kRelaxed);
     sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"+Inf\"",
@@ -193,7 +211,31 @@ void render(std::string& out) {
     }
   }
 
+  header(out, "karmada_policy_webhook_review_failures_total", "counter",
+         "Reviews whose handler threw (answered with code 500; the server went on).");
+  for (std::size_t i = 0; i < n; ++i) {
+    sample(out, "karmada_policy_webhook_review_failures_total", webhook_label(hooks[i]),
+           static_cast<double>(registry().webhooks[i].failures.load(kRelaxed)));
+  }
+
   const Registry& r = registry();
+  header(out, "karmada_policy_webhook_connection_failures_total", "counter",
+         "Connections closed because something threw outside a review's handler.");
+  sample(out, "karmada_policy_webhook_connection_failures_total", "",
+         static_cast<double>(r.connection_failures.load(kRelaxed)));
+  header(out, "karmada_policy_webhook_large_reviews_in_flight", "gauge",
+         "Reviews over --large-review-bytes being read, queued or judged on the review threads.");
+  sample(out, "karmada_policy_webhook_large_reviews_in_flight", "",
+         static_cast<double>(r.large_in_flight.load(kRelaxed)));
+  header(out, "karmada_policy_webhook_large_reviews_total", "counter",
+         "Reviews over --large-review-bytes admitted to the review threads.");
+  sample(out, "karmada_policy_webhook_large_reviews_total", "",
+         static_cast<double>(r.large_total.load(kRelaxed)));
+  header(
+      out, "karmada_policy_webhook_large_reviews_refused_total", "counter",
+      "Reviews over --large-review-bytes refused with HTTP 429 (--max-large-reviews in flight).");
+  sample(out, "karmada_policy_webhook_large_reviews_refused_total", "",
+         static_cast<double>(r.large_refused.load(kRelaxed)));
   header(out, "karmada_policy_webhook_open_connections", "gauge", "Open client connections.");
   sample(out, "karmada_policy_webhook_open_connections", "",
          static_cast<double>(r.open_connections.load(kRelaxed)));

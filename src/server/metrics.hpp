@@ -12,6 +12,16 @@ void request_started(int webhook);  // webhook: registry index, or -1 (not count
 void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
                       bool allowed);
 
+// A handler threw: answered with code 500 (webhook: registry index).
+void review_failed(int webhook);
+// Something threw outside a handler and escaped to the event loop: that connection was closed.
+void connection_failed();
+// Large reviews (judged on the review threads): one more / one fewer in flight, and one refused
+// because --max-large-reviews were in flight already.
+void large_review_started();
+void large_review_finished();
+void large_review_refused();
+
 void connection_opened();
 void connection_closed();
 void connection_refused();  // over --max-connections

@@ -1,21 +1,21 @@
 #include "server/server.hpp"
 
-#include <openssl/err.h>
-#include <openssl/ssl.h>
 #include <malloc.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
 #include <sys/stat.h>
 
 #include <atomic>
-#include <charconv>
+#include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/executor_work_guard.hpp>
 #include <boost/beast/core.hpp>
 #include <boost/beast/http.hpp>
 #include <boost/beast/ssl.hpp>
+#include <charconv>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -25,6 +25,7 @@
 #include "admission/registry.hpp"
 #include "server/metrics.hpp"
 #include "server/plain_http.hpp"
+#include "server/review_pool.hpp"
 #include "util/log.hpp"
 
 namespace kpw {
@@ -77,9 +78,8 @@ std::optional<std::string> load_tls(const ServerOptions& options, TlsContext& ou
   SSL_CTX* native = ctx->native_handle();
   ctx->set_options(ssl::context::default_workarounds | ssl::context::no_compression |
                    ssl::context::single_dh_use);
-  SSL_CTX_set_min_proto_version(native, options.tls_min_version == TlsMinVersion::kTls13
-                                            ? TLS1_3_VERSION
-                                            : TLS1_2_VERSION);
+  SSL_CTX_set_min_proto_version(
+      native, options.tls_min_version == TlsMinVersion::kTls13 ? TLS1_3_VERSION : TLS1_2_VERSION);
   // No resumption: the API server's webhook client (client-go's TLSConfigFor) keeps no session
   // cache, so every connection is a full handshake and tickets would be pure cost: OpenSSL sends
   // two per connection by default, ~30 µs of server CPU and a record the client must parse.
@@ -133,9 +133,11 @@ class Session;
 // Shared by every session. The request path reads it without locking: atomics only. The mutex
 // guards the list of connections, touched when one opens or closes and when draining.
 struct ServerState {
-  ServerState(const ServerOptions& o, RequestFn h) : options(o), handler(h) {}
+  ServerState(const ServerOptions& o, RequestFn h, ReviewPool& p)
+      : options(o), handler(h), reviews(p) {}
   const ServerOptions& options;
   RequestFn handler;
+  ReviewPool& reviews;  // large reviews are judged there, off the I/O threads
   std::atomic<bool> stopping{false};
   std::atomic<bool> ready{false};
   std::atomic<std::shared_ptr<ssl::context>> tls;
@@ -164,15 +166,14 @@ class Session : public std::enable_shared_from_this<Session> {
       registered_ = true;
     }
     beast::get_lowest_layer(stream_).expires_after(state_.options.handshake_timeout);
-    stream_.async_handshake(ssl::stream_base::server,
-                            [self = shared_from_this()](error_code ec) {
-                              if (ec) {
-                                metrics::tls_handshake_failed();
-                                return self->finish();
-                              }
-                              self->acknowledge_now();
-                              self->wait_for_request(true);
-                            });
+    stream_.async_handshake(ssl::stream_base::server, [self = shared_from_this()](error_code ec) {
+      if (ec) {
+        metrics::tls_handshake_failed();
+        return self->finish();
+      }
+      self->acknowledge_now();
+      self->wait_for_request(true);
+    });
   }
 
   // The client's last handshake flight gets no answer from us (we send no session tickets), so
@@ -229,10 +230,9 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::get_lowest_layer(stream_).expires_at(
         std::min(request_start_ + state_.options.header_timeout,
                  request_start_ + state_.options.read_timeout));
-    http::async_read_header(stream_, buffer_, *parser_,
-                            [self = shared_from_this()](error_code ec, std::size_t) {
-                              self->on_header(ec);
-                            });
+    http::async_read_header(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
   }
 
   void on_header(error_code ec) {
@@ -241,6 +241,13 @@ class Session : public std::enable_shared_from_this<Session> {
     webhook_ = webhook_index(target.substr(0, target.find('?')));
     metrics::request_started(webhook_);
     counted_ = true;
+    // A large body takes a slot of the review threads before it is read, so the memory of the
+    // bodies in flight is bounded too; without one it is refused unread.
+    if (const auto length = parser_->content_length();
+        length && *length > state_.options.large_review_bytes && !take_large_slot()) {
+      answer_busy(state_.reviews.max_in_flight(), state_.options.large_review_bytes, answer_);
+      return send(false);
+    }
     beast::get_lowest_layer(stream_).expires_at(request_start_ + state_.options.read_timeout);
     // curl and others wait for "100 Continue" before sending a large body.
     if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
@@ -256,23 +263,62 @@ class Session : public std::enable_shared_from_this<Session> {
   }
 
   void read_body() {
-    http::async_read(stream_, buffer_, *parser_,
-                     [self = shared_from_this()](error_code ec, std::size_t) {
-                       self->on_body(ec);
-                     });
+    http::async_read(
+        stream_, buffer_, *parser_,
+        [self = shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
   }
 
   void on_body(error_code ec) {
     if (ec) return fail_read(ec);
     http::request<http::string_body>& req = parser_->get();
-    const std::string_view target = origin_form(req.target());
-    if (!probe(req.method(), target)) {
-      const auto content_type = req.find(http::field::content_type);
-      state_.handler(req.method_string(), target,
-                     content_type == req.end() ? std::string_view{} : content_type->value(),
-                     req.body(), answer_);
-      log_denial();
+    if (probe(req.method(), origin_form(req.target()))) return answer();
+    if (!large_slot_ && req.body().size() > state_.options.large_review_bytes &&
+        !take_large_slot()) {  // a chunked body: its size is known only now
+      answer_busy(state_.reviews.max_in_flight(), state_.options.large_review_bytes, answer_);
+      return answer();
     }
+    if (!large_slot_) {
+      judge();  // inline: a small body costs microseconds, less than a hop to another thread
+      return answer();
+    }
+    // Judged on a review thread; the answer is written back on this connection's loop.
+    state_.reviews.post([self = shared_from_this()] {
+      self->judge();
+      release_review_memory();
+      self->give_back_large_slot();
+      net::post(self->stream_.get_executor(), [self] { self->answer(); });
+    });
+  }
+
+  bool take_large_slot() {
+    if (!state_.reviews.try_acquire()) {
+      metrics::large_review_refused();
+      return false;
+    }
+    large_slot_ = true;
+    metrics::large_review_started();
+    return true;
+  }
+
+  void give_back_large_slot() {
+    if (!large_slot_) return;
+    large_slot_ = false;
+    state_.reviews.release();
+    metrics::large_review_finished();
+  }
+
+  // The handler's verdict for the request read (on this connection's loop, or a review thread).
+  void judge() {
+    http::request<http::string_body>& req = parser_->get();
+    const auto content_type = req.find(http::field::content_type);
+    state_.handler(req.method_string(), origin_form(req.target()),
+                   content_type == req.end() ? std::string_view{} : content_type->value(),
+                   req.body(), answer_);
+    log_outcome();
+  }
+
+  void answer() {
+    http::request<http::string_body>& req = parser_->get();
     // A HEAD answer has no body: sending one would corrupt the next response on the connection.
     if (req.method() == http::verb::head) answer_.body.clear();
     send(req.keep_alive() && !answer_.close && !state_.stopping);
@@ -293,9 +339,16 @@ class Session : public std::enable_shared_from_this<Session> {
     return true;
   }
 
-  // A denial is worth a log line; an allowed request is not (at the default level).
-  void log_denial() {
+  // A denial or an internal error is worth a log line; an allowed request is not (at the default
+  // level).
+  void log_outcome() {
     const ReviewOutcome& o = answer_.outcome;
+    if (o.internal_error) {
+      metrics::review_failed(webhook_);
+      log::error("review failed: answered with code 500",
+                 {{"webhook", webhooks()[webhook_].path}, {"uid", o.uid}, {"error", o.denial}});
+      return;
+    }
     if (!o.reviewed) return;
     if (o.allowed) {
       if (log::verbosity() >= 2) {
@@ -354,6 +407,7 @@ class Session : public std::enable_shared_from_this<Session> {
     out += "\r\nContent-Type: ";
     out += answer_.content_type;
     if (answer_.method_not_allowed) out += "\r\nAllow: POST";
+    if (answer_.retry_after) out += "\r\nRetry-After: 1";
     if (!keep_alive) out += "\r\nConnection: close";
     out += "\r\nContent-Length: ";
     append_decimal(out, answer_.body.size());
@@ -363,12 +417,19 @@ class Session : public std::enable_shared_from_this<Session> {
     net::async_write(stream_, net::buffer(out),
                      [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
                        self->release();
+                       self->trim_buffers();
                        if (ec) return self->finish();
                        if (keep_alive && !self->state_.stopping) {
                          return self->wait_for_request(false);
                        }
                        self->shutdown();
                      });
+  }
+
+  // A large answer (a mutating review's patch) is not kept for the life of the connection.
+  void trim_buffers() {
+    if (out_.capacity() > kKeptBodyBytes) std::string().swap(out_);
+    if (answer_.body.capacity() > kKeptBodyBytes) std::string().swap(answer_.body);
   }
 
   static void append_decimal(std::string& out, std::size_t n) {
@@ -396,6 +457,7 @@ class Session : public std::enable_shared_from_this<Session> {
                               answer_.outcome.operation, answer_.outcome.allowed);
   }
   void finish() {
+    give_back_large_slot();
     if (counted_) {
       answer_.status = 0;  // abandoned: counted as "other"
       answer_.outcome.reviewed = false;
@@ -427,6 +489,7 @@ class Session : public std::enable_shared_from_this<Session> {
   int webhook_ = -1;
   bool counted_ = false;
   bool idle_ = false;
+  bool large_slot_ = false;  // this request holds a slot of the review threads
 };
 
 // One event loop per I/O thread. A connection lives on one loop for its whole life, so its
@@ -501,7 +564,9 @@ std::optional<std::string> open_acceptor(const ServerOptions& options, tcp::acce
 class CertificateWatcher {
  public:
   CertificateWatcher(net::io_context& ioc, ServerState& state)
-      : timer_(ioc), state_(state), cert_(stamp(state.options.cert_file)),
+      : timer_(ioc),
+        state_(state),
+        cert_(stamp(state.options.cert_file)),
         key_(stamp(state.options.key_file)) {}
 
   void start() {
@@ -564,8 +629,13 @@ class Drain {
   Drain(Loops& loops, ServerState& state, std::shared_ptr<Listener> listener,
         std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher,
         MemoryTrimmer& trimmer)
-      : loops_(loops), timer_(*loops.front()), state_(state), listener_(std::move(listener)),
-        plain_(std::move(plain)), watcher_(watcher), trimmer_(trimmer) {}
+      : loops_(loops),
+        timer_(*loops.front()),
+        state_(state),
+        listener_(std::move(listener)),
+        plain_(std::move(plain)),
+        watcher_(watcher),
+        trimmer_(trimmer) {}
 
   void begin(bool skip_delay) {
     state_.ready = false;
@@ -632,6 +702,24 @@ class Drain {
 
 bool disabled(const std::string& address) { return address.empty() || address == "0"; }
 
+// Runs a loop until it is stopped. Something that throws outside a review's handler (the
+// handler's own boundary is in handle_http) ends only the connection whose handler it was: the
+// handler and the session it held are gone, and the loop runs on.
+void run_loop(net::io_context& loop) {
+  for (;;) {
+    try {
+      loop.run();
+      return;
+    } catch (const std::exception& e) {
+      metrics::connection_failed();
+      log::error("a connection failed and was closed", {{"error", e.what()}});
+    } catch (...) {
+      metrics::connection_failed();
+      log::error("a connection failed and was closed");
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
@@ -639,14 +727,17 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   // system when freed; otherwise glibc raises its threshold after the first one and keeps such
   // buffers at the end of a thread's heap, where malloc_trim cannot give them back.
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
-  ServerState state(options, handler);
   TlsContext ctx;
   if (auto error = load_tls(options, ctx)) return error;
-  state.tls.store(ctx);
 
   const unsigned threads = options.threads == 0 ? 1 : options.threads;
   Loops loops;
   for (unsigned i = 0; i < threads; ++i) loops.push_back(std::make_unique<net::io_context>(1));
+  // After the loops, so that it is destroyed first: its queued jobs hold sessions of the loops.
+  ReviewPool reviews(std::max(1u, options.review_threads),
+                     std::max<std::size_t>(1, options.max_large_reviews));
+  ServerState state(options, handler, reviews);
+  state.tls.store(ctx);
   // The first loop also carries the listeners, timers and signals.
   net::io_context& ioc = *loops.front();
   tcp::acceptor acceptor(ioc);
@@ -707,12 +798,9 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
 
   state.ready = true;
   std::string probes = disabled(options.health_probe_address) ? "off" : plain.front()->endpoint();
-  std::string metrics_at =
-      disabled(options.metrics_address) ? "off" : plain.back()->endpoint();
+  std::string metrics_at = disabled(options.metrics_address) ? "off" : plain.back()->endpoint();
   log::info("serving https://" + options.bind_address + ":" + std::to_string(options.port),
-            {{"threads", std::to_string(threads)},
-                        {"probes", probes},
-                        {"metrics", metrics_at}});
+            {{"threads", std::to_string(threads)}, {"probes", probes}, {"metrics", metrics_at}});
   // The other loops have no work until connections arrive: guards keep them running until the
   // drain stops every loop.
   std::vector<net::executor_work_guard<net::io_context::executor_type>> idle_guards;
@@ -720,9 +808,9 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   pool.reserve(threads - 1);
   for (unsigned i = 1; i < threads; ++i) {
     idle_guards.push_back(net::make_work_guard(*loops[i]));
-    pool.emplace_back([&loop = *loops[i]] { loop.run(); });
+    pool.emplace_back([&loop = *loops[i]] { run_loop(loop); });
   }
-  ioc.run();
+  run_loop(ioc);
   for (std::thread& t : pool) t.join();
   log::info("stopped");
   return std::nullopt;

@@ -1,5 +1,6 @@
 // The HTTPS listener: Boost.Beast HTTP/1.1 over OpenSSL, keep-alive, one session per connection,
-// N I/O threads; every request is answered inline by a RequestFn (no thread hop, no lock).
+// N I/O threads; a request is answered inline by a RequestFn (no thread hop, no lock), unless its
+// body is large: then it is judged on a review thread, so it cannot delay the others.
 #pragma once
 
 #include <chrono>
@@ -23,6 +24,12 @@ struct ServerOptions {
   std::size_t max_request_bytes = kDefaultMaxRequestBytes;
   std::size_t max_header_bytes = 16 * 1024;
   unsigned threads = 1;
+  // Bodies over large_review_bytes are judged on review_threads threads (at a lower CPU priority)
+  // instead of inline on an I/O thread; at most max_large_reviews of them are in flight (being
+  // read, queued or judged), more are refused with HTTP 429 and Retry-After.
+  std::size_t large_review_bytes = 64 * 1024;
+  unsigned review_threads = 1;
+  std::size_t max_large_reviews = 16;
   std::size_t max_connections = 4096;  // more are accepted and closed at once
   // Plain-HTTP listeners; "" or "0" disables one.
   std::string health_probe_address = ":8000";  // /healthz, /readyz

@@ -1,0 +1,46 @@
+// Threads that judge large reviews off the I/O threads, at a lower CPU priority: with every rule
+// linear, a body's size bounds its cost, so a tenant's 3 MiB policy is judged here while the I/O
+// threads go on answering everyone's 2 KB ones. Bounded: at most `max_in_flight` large reviews
+// are being read, queued or judged at once (each holds its body in memory); a caller that gets no
+// slot refuses the request (HTTP 429 with Retry-After, which the API server retries).
+#pragma once
+
+#include <atomic>
+#include <boost/asio/executor_work_guard.hpp>
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/post.hpp>
+#include <cstddef>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace kpw {
+
+class ReviewPool {
+ public:
+  ReviewPool(unsigned threads, std::size_t max_in_flight);
+  ~ReviewPool();  // finishes the review being judged, drops the queued ones, joins
+  ReviewPool(const ReviewPool&) = delete;
+  ReviewPool& operator=(const ReviewPool&) = delete;
+
+  // A slot for one large review, held from its header to its answer; false when all are taken.
+  bool try_acquire();
+  void release();
+  std::size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
+  std::size_t max_in_flight() const { return max_in_flight_; }
+
+  // Runs `job` on a pool thread; the caller holds a slot, which `job` releases.
+  template <typename Job>
+  void post(Job&& job) {
+    boost::asio::post(context_, std::forward<Job>(job));
+  }
+
+ private:
+  boost::asio::io_context context_;
+  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guard_;
+  std::vector<std::thread> threads_;
+  std::atomic<std::size_t> in_flight_{0};
+  std::size_t max_in_flight_;
+};
+
+}  // namespace kpw
