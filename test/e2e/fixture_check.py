@@ -12,6 +12,8 @@ without the leading slash, holding:
   allowed           response.allowed (required).
   code              response.status.code (required): 200 allowed, 403 denied by rules,
                     400 decode/envelope errors, 413 too large, ...
+  omitted           how many errors the answer leaves out (its last cause is `and N more errors`,
+                    naming no field, after at most 100 shown); absent = none.
   fields            the exact ordered list of response.status.details.causes[].field; [] or absent
                     for allowed answers and for errors other than 403. For 403 each field must also
                     appear in status.message.
@@ -47,6 +49,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 
 __all__ = ["load_fixtures", "load_fixture", "request_body", "check_answer", "fixture_problems",
            "run_fixture", "apply_patch"]
@@ -65,7 +68,16 @@ CAUSE_TYPES = {
 }
 
 FIXTURE_KEYS = {"description", "review", "expect", "flags"}
-EXPECT_KEYS = {"http_status", "allowed", "code", "fields", "message_contains", "warnings", "object",
+# At most this many errors are shown; the rest are one last cause `and N more errors`.
+MAX_SHOWN_ERRORS = 100
+OMITTED = re.compile(r"and ([0-9]+) more errors?")
+
+
+def causes_summary(omitted: int) -> str:
+    return "and %d more error%s" % (omitted, "" if omitted == 1 else "s")
+
+
+EXPECT_KEYS = {"http_status", "allowed", "code", "fields", "message_contains", "warnings", "omitted", "object",
                "then"}
 
 # What the API server accepts of warnings (README: past 4096 characters in all, each is cut to
@@ -170,6 +182,8 @@ def fixture_problems(fixture: dict) -> list[str]:
     for key in ("fields", "message_contains", "warnings"):
         if key in expect and not _is_str_list(expect[key]):
             problems.append("expect.%s must be a list of strings" % key)
+    if "omitted" in expect and (not _is_int(expect["omitted"]) or expect["omitted"] < 1):
+        problems.append("expect.omitted must be a positive integer")
     if problems:
         return problems
     allowed, code, fields = expect["allowed"], expect["code"], expect.get("fields", [])
@@ -294,6 +308,20 @@ def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | No
             causes = []
         texts = []
         got_fields = []
+        omitted = 0
+        if causes and isinstance(causes[-1], dict) and set(causes[-1]) == {"message"}:
+            # The errors past the first 100 (or 16 KiB) are one last cause naming no field.
+            summary = OMITTED.fullmatch(str(causes[-1]["message"]))
+            if summary is None or int(summary.group(1)) == 0:
+                problems.append("last cause %s is neither a field error nor `and N more errors`"
+                                % _short(causes[-1]))
+            else:
+                omitted = int(summary.group(1))
+                causes = causes[:-1]
+        if omitted != expect.get("omitted", 0):
+            problems.append("%d errors omitted, expected %d" % (omitted, expect.get("omitted", 0)))
+        if omitted and len(causes) > MAX_SHOWN_ERRORS:
+            problems.append("%d causes shown before the omitted ones (at most %d)" % (len(causes), MAX_SHOWN_ERRORS))
         for i, cause in enumerate(causes):
             if not isinstance(cause, dict):
                 problems.append("causes[%d] is not an object" % i)
@@ -320,6 +348,8 @@ def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | No
         if texts and message:
             if len(set(texts)) != len(texts):
                 problems.append("causes repeat an identical error (identical texts must be reported once)")
+            if omitted:
+                texts.append(causes_summary(omitted))
             rendered = texts[0] if len(texts) == 1 else "[" + ", ".join(texts) + "]"
             if message != rendered:
                 problems.append("status.message is not the rendering of its causes (one cause per error): "
@@ -362,7 +392,6 @@ def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | No
 
 import base64
 import copy
-import re
 
 _UUID4 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
 
