@@ -173,9 +173,9 @@ void append_cut_marker(std::string& out, std::size_t size) {
 }
 }  // namespace
 
-void append_echoed_text(std::string& out, std::string_view text) {
-  out += cut_utf8(text, kMaxEchoedBytes);
-  if (text.size() > kMaxEchoedBytes) append_cut_marker(out, text.size());
+void append_echoed_text(std::string& out, std::string_view text, std::size_t limit) {
+  out += cut_utf8(text, limit);
+  if (text.size() > limit) append_cut_marker(out, text.size());
 }
 
 void append_echoed_string(std::string& out, std::string_view text) {

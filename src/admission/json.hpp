@@ -104,9 +104,10 @@ inline constexpr std::size_t kMaxEchoedBytes = 256;
 // The first `limit` bytes of `text` or fewer, never splitting a UTF-8 sequence.
 std::string_view cut_utf8(std::string_view text, std::size_t limit);
 
-// Appends `text` as it is, or, when longer than kMaxEchoedBytes, its first kMaxEchoedBytes and a
-// marker saying how long it was: `aaaa... (10000 bytes)`.
-void append_echoed_text(std::string& out, std::string_view text);
+// Appends `text` as it is, or, when longer than `limit`, its first `limit` bytes and a marker
+// saying how long it was: `aaaa... (10000 bytes)`.
+void append_echoed_text(std::string& out, std::string_view text,
+                        std::size_t limit = kMaxEchoedBytes);
 // The same, as a JSON string literal: `"aaaa"... (10000 bytes)`.
 void append_echoed_string(std::string& out, std::string_view text);
 // append_json_scalar, with strings echoed as append_echoed_string does.

@@ -22,6 +22,7 @@
 #include <thread>
 #include <vector>
 
+#include "admission/json.hpp"
 #include "admission/registry.hpp"
 #include "server/metrics.hpp"
 #include "server/plain_http.hpp"
@@ -41,6 +42,9 @@ using Clock = std::chrono::steady_clock;
 
 constexpr std::size_t kReadChunk = 16 * 1024;
 constexpr std::size_t kKeptBodyBytes = 64 * 1024;
+// A denial's log line carries this much of its message (a tenant must not be able to make every
+// denial a 16 KiB line).
+constexpr std::size_t kMaxLoggedReasonBytes = 2048;
 
 // The OpenSSL error queue as one line ("error:0480006C:PEM routines::no start line").
 std::string openssl_error() {
@@ -360,12 +364,15 @@ class Session : public std::enable_shared_from_this<Session> {
       }
       return;
     }
+    // The answer holds the whole message (up to 100 errors); a line of the log, its start.
+    std::string reason;
+    append_echoed_text(reason, o.denial, kMaxLoggedReasonBytes);
     log::info("admission denied", {{"webhook", webhooks()[webhook_].path},
                                    {"kind", o.kind},
                                    {"namespace", o.ns},
                                    {"name", o.name},
                                    {"uid", o.uid},
-                                   {"reason", o.denial}});
+                                   {"reason", reason}});
   }
 
   // Too large: HTTP 413 with the review-shaped answer, unread body, then close. Malformed HTTP
