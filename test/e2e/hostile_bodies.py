@@ -31,6 +31,8 @@ CPP = ("policy.karmada.io", "v1alpha1", "ClusterPropagationPolicy", "clusterprop
 WR = ("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers")
 ST = ("policy.karmada.io", "v1alpha1", "ScheduleTrigger", "scheduletriggers")
 
+UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
+
 PP_ID = "propagationpolicy.karmada.io/permanent-id"
 CPP_ID = "clusterpropagationpolicy.karmada.io/permanent-id"
 
@@ -38,7 +40,7 @@ CPP_ID = "clusterpropagationpolicy.karmada.io/permanent-id"
 def review(kind, obj, namespace=None):
     group, version, name, resource = kind
     request = {
-        "uid": "00000000-0000-4000-8000-000000000000",
+        "uid": UID,
         "kind": {"group": group, "version": version, "kind": name},
         "resource": {"group": group, "version": version, "resource": resource},
         "name": obj["metadata"]["name"],
