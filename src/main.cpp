@@ -51,7 +51,7 @@ struct ServeFlags {
   long long max_header_bytes = 16384;
   long long large_review_bytes = 65536;
   int review_threads = 1;
-  long long max_large_reviews = 16;
+  long long max_large_reviews = 8;
   std::string default_purge_mode = "Graciously";
   long long default_toleration_seconds = 10;
   std::optional<long long> default_rebalancer_ttl_seconds;

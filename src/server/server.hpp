@@ -29,7 +29,7 @@ struct ServerOptions {
   // read, queued or judged), more are refused with HTTP 429 and Retry-After.
   std::size_t large_review_bytes = 64 * 1024;
   unsigned review_threads = 1;
-  std::size_t max_large_reviews = 16;
+  std::size_t max_large_reviews = 8;
   std::size_t max_connections = 4096;  // more are accepted and closed at once
   // Plain-HTTP listeners; "" or "0" disables one.
   std::string health_probe_address = ":8000";  // /healthz, /readyz

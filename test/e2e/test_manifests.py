@@ -580,8 +580,8 @@ def test_deployment_security_probes_and_rollout(env):
         problems.expect((res.get("requests") or {}).get("cpu") == "100m"
                         and (res.get("requests") or {}).get("memory") == "32Mi", w,
                         "requests %s, expected cpu 100m memory 32Mi", res.get("requests"))
-        problems.expect((res.get("limits") or {}).get("memory") == "128Mi", w,
-                        "limits %s, expected memory 128Mi", res.get("limits"))
+        problems.expect((res.get("limits") or {}).get("memory") == "256Mi", w,
+                        "limits %s, expected memory 256Mi", res.get("limits"))
         # Ports and probes agree with the flags.
         ports = {p.get("name"): p.get("containerPort") for p in c.get("ports") or []}
         want_ports = {"https": int(args.get("--secure-port", "8443")),
