@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Runs each libFuzzer target for SECONDS (default 60) on corpora seeded from the fixtures, after
-# replaying every input that ever crashed (test/fuzz/regressions/<target>/).
+# Runs each libFuzzer target for SECONDS (default 60) on corpora seeded from the fixtures and the
+# 64 KiB hostile bodies (test/e2e/hostile_bodies.py), after replaying every input that ever
+# crashed (test/fuzz/regressions/<target>/).
 #
 #   test/fuzz/run.sh BUILD_DIR [SECONDS]
 #
@@ -15,6 +16,7 @@ work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}"
 export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
+max_len=65536  # libFuzzer -max_len: the largest input it tries (and the size of the hostile seeds)
 
 # Seeds: every fixture's request body (review, and json for the differential JSON reader), every
 # object a fixture carries (patch), every policy file of the check fixtures and the examples
@@ -53,6 +55,24 @@ for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
             open(os.path.join(work, "fuzz_check_source", "j%04d" % n), "w").write(json.dumps(obj))
 PY
 
+# The hostile bodies of max_len bytes, per webhook path the most expensive shapes (many elements,
+# duplicates, invalid values, long strings, many keys, deep nesting): seeds of fuzz_review (every
+# path's handler) and fuzz_json (the reader). Each is at most max_len bytes, so none is cut.
+python3 "$root/test/e2e/hostile_bodies.py" --out "$work/hostile" --sizes "$max_len"
+hostile=0
+for f in "$work/hostile"/*/*.json; do
+  size="$(wc -c <"$f")"
+  if [ "$size" -gt "$max_len" ]; then
+    echo "$0: $f is $size bytes, above -max_len=$max_len: libFuzzer would cut it" >&2
+    exit 1
+  fi
+  name="hostile-$(basename "$(dirname "$f")")-$(basename "$f" .json)"
+  cp "$f" "$work/fuzz_review/$name"
+  cp "$f" "$work/fuzz_json/$name"
+  hostile=$((hostile + 1))
+done
+echo "== seeds: $hostile hostile bodies of at most $max_len bytes in fuzz_review and fuzz_json"
+
 status=0
 for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json; do
   bin="$build/test/fuzz/$target"
@@ -69,7 +89,7 @@ for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json; do
   fi
   echo "== $target: ${seconds}s on $(ls "$work/$target" | wc -l) seeds"
   mkdir -p "$work/artifacts/$target"
-  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
       -print_final_stats=1 -artifact_prefix="$work/artifacts/$target/" "$work/$target" \
       >"$work/$target.log" 2>&1; then
     grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$work/$target.log" | sed 's/^/   /'
