@@ -1,5 +1,6 @@
 #include "admission/json.hpp"
 
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -7,45 +8,70 @@
 #include <new>
 
 #include "admission/json_reader.hpp"
+#include "util/block_cache.hpp"
 
 namespace kpw {
 
-void* ThrowingAllocator::Malloc(std::size_t size) {
-  if (size == 0) return nullptr;  // RapidJSON asks for 0 bytes and expects nullptr
-  void* p = std::malloc(size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void* ThrowingAllocator::Realloc(void* original, std::size_t, std::size_t new_size) {
-  if (new_size == 0) {
-    std::free(original);
-    return nullptr;
-  }
-  void* p = std::realloc(original, new_size);
-  if (p == nullptr) throw std::bad_alloc();
-  return p;
-}
-
-void ThrowingAllocator::Free(void* ptr) noexcept { std::free(ptr); }
-
 namespace {
+// Every block starts with a header: what it is (the parse stack's fixed buffer, or a block of the
+// cache) and the capacity it was allocated with (block_cache::deallocate needs it back).
+constexpr std::size_t kHeader = ParseStackAllocator::kHeader;
 enum class BlockTag : unsigned char { kFixed = 1, kHeap = 2 };
-BlockTag& tag_of(void* block) {
-  return *reinterpret_cast<BlockTag*>(static_cast<char*>(block) - ParseStackAllocator::kHeader);
+struct Header {
+  BlockTag tag;
+  std::size_t capacity;  // of the whole block, header included
+};
+static_assert(sizeof(Header) <= kHeader);
+
+Header& header_of(void* block) {
+  return *reinterpret_cast<Header*>(static_cast<char*>(block) - kHeader);
 }
+
+// A block of at least `size` usable bytes.
 void* heap_block(std::size_t size) {
-  void* raw = std::malloc(size + ParseStackAllocator::kHeader);
-  if (raw == nullptr) throw std::bad_alloc();
-  char* block = static_cast<char*>(raw) + ParseStackAllocator::kHeader;
-  tag_of(block) = BlockTag::kHeap;
+  const std::size_t capacity = block_cache::capacity(size + kHeader);
+  char* block = static_cast<char*>(block_cache::allocate(capacity)) + kHeader;
+  header_of(block) = Header{BlockTag::kHeap, capacity};
+  return block;
+}
+
+std::size_t usable(void* block) { return header_of(block).capacity - kHeader; }
+
+void free_block(void* block) noexcept {
+  if (block == nullptr || header_of(block).tag != BlockTag::kHeap) return;
+  block_cache::deallocate(static_cast<char*>(block) - kHeader, header_of(block).capacity);
+}
+
+// The same bytes in a block of at least `new_size`, the original left as it is.
+void* moved_block(void* original, std::size_t original_size, std::size_t new_size) {
+  void* block = heap_block(new_size);
+  std::memcpy(block, original, std::min(original_size, new_size));
   return block;
 }
 }  // namespace
 
+void* ThrowingAllocator::Malloc(std::size_t size) {
+  if (size == 0) return nullptr;  // RapidJSON asks for 0 bytes and expects nullptr
+  return heap_block(size);
+}
+
+void* ThrowingAllocator::Realloc(void* original, std::size_t original_size, std::size_t new_size) {
+  if (original == nullptr) return Malloc(new_size);
+  if (new_size == 0) {
+    Free(original);
+    return nullptr;
+  }
+  if (new_size <= usable(original)) return original;
+  void* block = moved_block(original, original_size, new_size);
+  free_block(original);
+  return block;
+}
+
+void ThrowingAllocator::Free(void* ptr) noexcept { free_block(ptr); }
+
 ParseStackAllocator::ParseStackAllocator(char* buffer, std::size_t size)
     : fixed_(buffer + kHeader), fixed_size_(size - kHeader) {
-  tag_of(fixed_) = BlockTag::kFixed;
+  header_of(fixed_) = Header{BlockTag::kFixed, size};
 }
 
 void* ParseStackAllocator::Malloc(std::size_t size) {
@@ -54,6 +80,7 @@ void* ParseStackAllocator::Malloc(std::size_t size) {
   return heap_block(size);
 }
 
+// Large blocks are powers of two, so most of the stack's growths (by half) fit the block it has.
 void* ParseStackAllocator::Realloc(void* original, std::size_t original_size,
                                    std::size_t new_size) {
   if (original == nullptr) return Malloc(new_size);
@@ -61,21 +88,14 @@ void* ParseStackAllocator::Realloc(void* original, std::size_t original_size,
     Free(original);
     return nullptr;
   }
-  if (tag_of(original) == BlockTag::kFixed) {
-    if (new_size <= fixed_size_) return original;
-    void* block = heap_block(new_size);
-    std::memcpy(block, original, original_size);
-    return block;
-  }
-  void* raw = std::realloc(static_cast<char*>(original) - kHeader, new_size + kHeader);
-  if (raw == nullptr) throw std::bad_alloc();
-  return static_cast<char*>(raw) + kHeader;
+  const bool fixed = header_of(original).tag == BlockTag::kFixed;
+  if (new_size <= (fixed ? fixed_size_ : usable(original))) return original;
+  void* block = moved_block(original, original_size, new_size);
+  free_block(original);
+  return block;
 }
 
-void ParseStackAllocator::Free(void* ptr) noexcept {
-  if (ptr == nullptr || tag_of(ptr) == BlockTag::kFixed) return;
-  std::free(static_cast<char*>(ptr) - kHeader);
-}
+void ParseStackAllocator::Free(void* ptr) noexcept { free_block(ptr); }
 
 JsonArena::JsonArena()
     : allocator_(chunk_, sizeof(chunk_), kGrowthChunkBytes),

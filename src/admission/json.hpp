@@ -9,9 +9,11 @@
 
 namespace kpw {
 
-// RapidJSON's CrtAllocator returns nullptr when memory runs out, and RapidJSON then writes through
-// it; this one throws std::bad_alloc instead, which the review's recovery boundary answers
-// (service.cpp) while the server goes on.
+// The base allocator of the document's pool: chunks come from the thread's block cache
+// (util/block_cache.hpp: a review thread reuses the memory of its last large review), and running
+// out of memory throws std::bad_alloc (RapidJSON's CrtAllocator returns nullptr, through which
+// RapidJSON then writes), which the review's recovery boundary (service.cpp) answers while the
+// server goes on.
 class ThrowingAllocator {
  public:
   static const bool kNeedFree = true;
@@ -23,11 +25,9 @@ class ThrowingAllocator {
 using JsonAllocator = rapidjson::MemoryPoolAllocator<ThrowingAllocator>;
 
 // The document's parse stack: a fixed buffer first (JsonArena's second one: with the default
-// CrtAllocator the stack was malloc'd, grown and freed on every parse), then the heap through
-// realloc, which moves the pages of a large block (mremap) instead of copying them, so the stack
-// of a million-element array grows in O(n) without a copy per growth. Serves one stack at a time.
-// Every block carries a header saying whether it is the fixed buffer, because RapidJSON frees
-// through a static Free.
+// CrtAllocator the stack was malloc'd, grown and freed on every parse), then blocks of the
+// thread's block cache, doubling. Serves one stack at a time. Every block carries a header saying
+// what it is, because RapidJSON frees through a static Free.
 class ParseStackAllocator {
  public:
   static const bool kNeedFree = true;
@@ -77,9 +77,9 @@ class JsonArena {
 
  private:
   static constexpr std::size_t kChunkBytes = 64 * 1024;
-  // Chunks beyond the first: above glibc's mmap threshold (the server sets 128 KiB), so the
-  // memory of a huge document goes back to the system when it is released.
-  static constexpr std::size_t kGrowthChunkBytes = 1024 * 1024;
+  // Chunks beyond the first: large, so a big document takes few of them (freed chunks stay in the
+  // thread's heap for the next large review; the server gives them back after a quiet second).
+  static constexpr std::size_t kGrowthChunkBytes = 1024 * 1024 - 256;  // with headers: 1 MiB
   static constexpr std::size_t kStackChunkBytes = 16 * 1024;
   alignas(std::max_align_t) char chunk_[kChunkBytes];
   alignas(std::max_align_t) char stack_chunk_[kStackChunkBytes];

@@ -38,7 +38,7 @@ struct Registry {
   std::array<WebhookSeries, kMaxWebhooks> webhooks;
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
-  Counter closed_since_take{0};
+  Counter memory_events{0};
   Counter connections_refused{0};
   Counter connection_failures{0};
   std::atomic<std::int64_t> large_in_flight{0};
@@ -128,8 +128,14 @@ void large_review_started() {
   registry().large_in_flight.fetch_add(1, kRelaxed);
   registry().large_total.fetch_add(1, kRelaxed);
 }
-void large_review_finished() { registry().large_in_flight.fetch_sub(1, kRelaxed); }
+void large_review_finished() {
+  registry().large_in_flight.fetch_sub(1, kRelaxed);
+  registry().memory_events.fetch_add(1, kRelaxed);
+}
 void large_review_refused() { registry().large_refused.fetch_add(1, kRelaxed); }
+long large_reviews_in_flight() {
+  return static_cast<long>(registry().large_in_flight.load(kRelaxed));
+}
 
 void connection_opened() {
   registry().open_connections.fetch_add(1, kRelaxed);
@@ -137,11 +143,9 @@ void connection_opened() {
 }
 void connection_closed() {
   registry().open_connections.fetch_sub(1, kRelaxed);
-  registry().closed_since_take.fetch_add(1, kRelaxed);
+  registry().memory_events.fetch_add(1, kRelaxed);
 }
-unsigned long take_closed_connections() {
-  return registry().closed_since_take.exchange(0, kRelaxed);
-}
+unsigned long take_memory_events() { return registry().memory_events.exchange(0, kRelaxed); }
 void connection_refused() { registry().connections_refused.fetch_add(1, kRelaxed); }
 void tls_handshake_failed() { registry().handshake_failures.fetch_add(1, kRelaxed); }
 void certificate_reloaded(bool ok) {

@@ -21,6 +21,7 @@ void connection_failed();
 void large_review_started();
 void large_review_finished();
 void large_review_refused();
+long large_reviews_in_flight();
 
 void connection_opened();
 void connection_closed();
@@ -29,8 +30,9 @@ void tls_handshake_failed();
 void certificate_reloaded(bool ok);
 
 long open_connections();
-// Connections closed since the last call (for returning freed memory to the system).
-unsigned long take_closed_connections();
+// Connections closed and large reviews answered since the last call: events after which memory
+// may be given back to the system.
+unsigned long take_memory_events();
 
 // The text exposition format (version 0.0.4).
 void render(std::string& out);

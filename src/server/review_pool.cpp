@@ -4,9 +4,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <exception>
 
+#include "admission/service.hpp"
 #include "server/metrics.hpp"
+#include "util/block_cache.hpp"
 #include "util/log.hpp"
 
 namespace kpw {
@@ -22,7 +25,13 @@ void lower_priority() {
   ::setpriority(PRIO_PROCESS, tid, kReviewThreadNice);
 }
 
+// A review thread keeps what its last large reviews freed while more keep coming, and gives it
+// back after a quiet second (util/block_cache.hpp).
+constexpr auto kQuiet = std::chrono::seconds(1);
+
 }  // namespace
+
+void prepare_review_thread() { block_cache::enable_for_this_thread(kReviewCacheBytes); }
 
 ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight)
     : context_(static_cast<int>(threads)), max_in_flight_(max_in_flight) {
@@ -31,11 +40,12 @@ ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight)
   for (unsigned i = 0; i < threads; ++i) {
     threads_.emplace_back([this] {
       lower_priority();
+      prepare_review_thread();
       // A job's own recovery boundary answers what a review throws; this one keeps the thread
       // alive should anything else escape.
       for (;;) {
         try {
-          context_.run();
+          run();
           return;
         } catch (const std::exception& e) {
           metrics::connection_failed();
@@ -48,6 +58,20 @@ ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight)
       }
     });
   }
+}
+
+void ReviewPool::run() {
+  bool busy = false;
+  while (!context_.stopped()) {
+    if (context_.run_one_for(kQuiet) > 0) {
+      busy = true;
+    } else if (busy) {
+      busy = false;
+      block_cache::release_this_thread();
+      release_review_memory();
+    }
+  }
+  block_cache::release_this_thread();
 }
 
 ReviewPool::~ReviewPool() {

@@ -16,6 +16,14 @@
 
 namespace kpw {
 
+// Free memory a review thread keeps for its next large review (at most; util/block_cache.hpp):
+// about what judging the largest body takes (docs/operations.md "Worst case per request").
+inline constexpr std::size_t kReviewCacheBytes = 96 * 1024 * 1024;
+
+// Makes the calling thread judge as a review thread does (its block cache on); the benchmarks'
+// stand-ins for it call this too.
+void prepare_review_thread();
+
 class ReviewPool {
  public:
   ReviewPool(unsigned threads, std::size_t max_in_flight);
@@ -36,6 +44,9 @@ class ReviewPool {
   }
 
  private:
+  // Runs jobs; after a quiet second without any, gives back what the thread kept.
+  void run();
+
   boost::asio::io_context context_;
   std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guard_;
   std::vector<std::thread> threads_;

@@ -449,6 +449,9 @@ class Session : public std::enable_shared_from_this<Session> {
     // Draining: the answer is fully written; waiting for the client's close_notify would only
     // hold the exit.
     if (state_.stopping) return finish();
+    // The request (a body of up to --max-request-bytes) is not needed while close_notify comes.
+    parser_.reset();
+    std::string().swap(answer_.body);
     beast::get_lowest_layer(stream_).expires_after(std::chrono::seconds(3));
     stream_.async_shutdown([self = shared_from_this()](error_code) {
       beast::get_lowest_layer(self->stream_).close();
@@ -611,16 +614,21 @@ class CertificateWatcher {
   FileStamp key_;
 };
 
-// After connections close (a burst of clients, an attack), glibc keeps their freed memory; hand
-// it back to the system every few seconds, and only then, so RSS returns to its idle level.
+// After connections close (a burst of clients, an attack) or large reviews are answered, glibc
+// keeps their freed small blocks; hand them back every second after such events, so RSS returns
+// to its idle level (not while a large review is in flight: its memory is in use).
 class MemoryTrimmer {
  public:
   explicit MemoryTrimmer(net::io_context& ioc) : timer_(ioc) {}
   void start() {
-    timer_.expires_after(std::chrono::seconds(2));
+    timer_.expires_after(std::chrono::seconds(1));
     timer_.async_wait([this](error_code ec) {
       if (ec) return;
-      if (metrics::take_closed_connections() > 0) malloc_trim(0);
+      pending_ = metrics::take_memory_events() > 0 || pending_;
+      if (pending_ && metrics::large_reviews_in_flight() == 0) {
+        pending_ = false;
+        malloc_trim(0);
+      }
       start();
     });
   }
@@ -628,6 +636,7 @@ class MemoryTrimmer {
 
  private:
   net::steady_timer timer_;
+  bool pending_ = false;
 };
 
 // The SIGTERM sequence of ServerOptions, driven by one timer.
@@ -729,11 +738,16 @@ void run_loop(net::io_context& loop) {
 
 }  // namespace
 
-std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
-  // Large request bodies (up to --max-request-bytes) get their own mappings, returned to the
-  // system when freed; otherwise glibc raises its threshold after the first one and keeps such
-  // buffers at the end of a thread's heap, where malloc_trim cannot give them back.
+void configure_memory() {
+  // Large blocks (request bodies up to --max-request-bytes) get their own mappings, returned to
+  // the system when freed; otherwise glibc raises its threshold after the first one and keeps such
+  // buffers at the end of a thread's heap, where malloc_trim cannot give them back. The review
+  // threads keep theirs for reuse on purpose, in their block cache, for a quiet second.
   mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+}
+
+std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
+  configure_memory();
   TlsContext ctx;
   if (auto error = load_tls(options, ctx)) return error;
 

@@ -54,6 +54,10 @@ struct ServerOptions {
 using RequestFn = void (*)(std::string_view method, std::string_view target,
                            std::string_view content_type, std::string& body, HttpAnswer& answer);
 
+// The allocator settings the server runs with (run_server applies them; benchmarks that stand for
+// the server apply them too).
+void configure_memory();
+
 // Loads the certificate, binds and serves until SIGTERM or SIGINT, then drains as ServerOptions
 // says and returns nullopt. A startup problem
 // (unreadable certificate or key, mismatched pair, bad address, port in use) returns its one-line

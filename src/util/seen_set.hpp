@@ -6,8 +6,10 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <string_view>
-#include <vector>
+
+#include "util/block_cache.hpp"
 
 namespace kpw {
 
@@ -21,9 +23,14 @@ inline std::uint64_t hash_combine(std::uint64_t seed, std::uint64_t next) {
 }
 
 // A hash table of list elements by index. Small lists stay in an inline table (no heap); larger
-// ones grow a heap table, doubling at half load.
+// ones grow a table of the block cache, doubling at half load.
 class SeenSet {
  public:
+  SeenSet() = default;
+  SeenSet(const SeenSet&) = delete;
+  SeenSet& operator=(const SeenSet&) = delete;
+  ~SeenSet() { free_heap(); }
+
   struct Seen {
     std::size_t first;   // index of the first element equal to this one (itself when new)
     std::size_t before;  // how many equal elements came before this one
@@ -69,24 +76,35 @@ class SeenSet {
     }
   }
 
-  Entry* slots() { return heap_.empty() ? inline_.data() : heap_.data(); }
-  std::size_t capacity() const { return heap_.empty() ? kInline : heap_.size(); }
+  Entry* slots() { return heap_ == nullptr ? inline_.data() : heap_; }
+  std::size_t capacity() const { return heap_ == nullptr ? kInline : heap_capacity_; }
 
+  // Twice the slots, from the thread's block cache (a review thread reuses its last table).
   void grow() {
-    std::vector<Entry> bigger(capacity() * 2);
-    const std::size_t mask = bigger.size() - 1;
+    const std::size_t n = capacity() * 2;
+    Entry* bigger = static_cast<Entry*>(block_cache::allocate(n * sizeof(Entry)));
+    std::uninitialized_value_construct_n(bigger, n);
+    const std::size_t mask = n - 1;
     Entry* old = slots();
-    for (std::size_t i = 0, n = capacity(); i < n; ++i) {
+    for (std::size_t i = 0, end = capacity(); i < end; ++i) {
       if (old[i].count == 0) continue;
       std::size_t j = old[i].hash & mask;
       while (bigger[j].count != 0) j = (j + 1) & mask;
       bigger[j] = old[i];
     }
-    heap_.swap(bigger);
+    free_heap();
+    heap_ = bigger;
+    heap_capacity_ = n;
+  }
+
+  void free_heap() noexcept {
+    block_cache::deallocate(heap_, heap_capacity_ * sizeof(Entry));
+    heap_ = nullptr;
   }
 
   std::array<Entry, kInline> inline_{};
-  std::vector<Entry> heap_;
+  Entry* heap_ = nullptr;  // heap_capacity_ entries, or nullptr while the inline table serves
+  std::size_t heap_capacity_ = 0;
   std::size_t used_ = 0;
 };
 

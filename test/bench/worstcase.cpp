@@ -53,6 +53,8 @@
 #include <vector>
 
 #include "admission/service.hpp"
+#include "server/review_pool.hpp"
+#include "server/server.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -556,6 +558,10 @@ bool parse_sizes(const std::string& text, std::vector<std::size_t>& out) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // As the server judges a large body: on a review thread, whose block cache keeps what the last
+  // review freed.
+  kpw::configure_memory();
+  kpw::prepare_review_thread();
   Options o;
   for (int i = 1; i < argc; ++i) {
     const std::string flag = argv[i];
