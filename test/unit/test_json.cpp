@@ -360,6 +360,21 @@ void check_repeat(const std::string& text, const std::string& key, const std::st
 
 }  // namespace
 
+TEST_CASE("json reader: an object with a million distinct keys is read in linear time",
+          "[linear]") {
+  // A quadratic duplicate check takes minutes here: test/CMakeLists.txt gives [linear] tests a
+  // time limit.
+  constexpr int kKeys = 1'000'000;
+  const std::string head = object_head("k", kKeys);
+  {
+    Read all(head + "}");
+    REQUIRE(all.ok());
+    CHECK(all.doc.MemberCount() == kKeys);
+    CHECK(all.doc["k999999"].GetInt() == 0);
+  }
+  check_repeat(head + ",", "\"k0\"", "k0");
+}
+
 TEST_CASE("json reader: a key repeated in an object of any size is refused where it repeats") {
   for (int n = 1; n <= 100; ++n) {
     const std::string head = object_head("k", n);
