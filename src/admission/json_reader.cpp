@@ -1,13 +1,20 @@
 #include "admission/json_reader.hpp"
 
+#include <sys/random.h>
+
+#include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <charconv>
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
@@ -149,8 +156,17 @@ char* put_utf8(char* w, unsigned cp) {
   return w;
 }
 
-// A key seen in the object being read: length and first and last bytes packed, so the bytes are
-// compared only for a likely repeat.
+// ---- duplicate keys ----
+// Each object keeps a 64-bit Bloom filter of its keys and, when it may hold the key being read,
+// scans its keys. Past kScanLimit keys nearly every key hits the filter, and an object of k keys
+// would cost O(k^2) (a 3 MiB body holds ~500 000 keys), so from there the object's keys are found
+// through the thread's KeyIndex instead.
+
+constexpr std::size_t kScanLimit = 16;
+
+// A key of an object being read. Its fingerprint packs the key's length (low 32 bits) with its
+// first and last bytes, or, once the object is indexed, with its hash (high 32 bits), so the bytes
+// are compared only for a likely repeat.
 struct SeenKey {
   std::uint64_t fingerprint;
   const char* text;
@@ -162,12 +178,180 @@ std::uint64_t fingerprint(std::string_view key) {
          std::uint64_t{static_cast<unsigned char>(key.back())} << 40;
 }
 
+// An open-addressing hash table (linear probing, at most half full) of the keys of the indexed
+// objects being read: an outer object and the objects it holds can be indexed at once, and their
+// entries share the table. An entry names its key by index in the reader's key stack, so the
+// current object's entries are those at or past its first key; an object's entries leave the
+// table when it ends. One per thread, kept across reads: once grown it allocates nothing, and it
+// is as large as the most keys indexed at once, which is linear in the text.
+class KeyIndex {
+ public:
+  // The keys come from the tenant: with a hash they could predict, they could make them all land
+  // in one run of slots, as quadratic as the scan. SipHash-1-3 under a random key (what Rust's
+  // and Python's tables use) leaves them nothing to aim at. The object (its first key's index) is
+  // hashed too, so that the same keys in objects nested in one another do not share slots.
+  // reserve() must have been called once (it draws the random key).
+  std::uint32_t hash(std::size_t object, std::string_view key) const {
+    return static_cast<std::uint32_t>(siphash13(object, key));
+  }
+
+  static std::uint64_t indexed_fingerprint(std::uint32_t h, std::string_view key) {
+    return std::uint64_t{h} << 32 | static_cast<std::uint32_t>(key.size());
+  }
+
+  std::size_t size() const { return used_; }
+
+  // Makes room for `more` entries.
+  void reserve(std::size_t more) {
+    while ((used_ + more) * 2 > slots_.size()) grow();
+  }
+
+  // Enters `key`, the key `index` of the current object (whose first key is `first`), unless
+  // `keys` holds an earlier key of that object with the same bytes: then false. `h` is its hash
+  // for that object; reserve() must have been called.
+  bool insert(std::uint32_t h, std::size_t first, std::size_t index, std::string_view key,
+              const std::vector<SeenKey>& keys) {
+    const std::uint64_t f = indexed_fingerprint(h, key);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t s = h & mask;; s = (s + 1) & mask) {
+      const Slot slot = slots_[s];
+      if (slot.key == 0) {
+        slots_[s] = Slot{h, static_cast<std::uint32_t>(index + 1)};
+        ++used_;
+        return true;
+      }
+      if (slot.hash == h && slot.key - 1 >= first) {
+        const SeenKey& seen = keys[slot.key - 1];
+        if (seen.fingerprint == f && std::memcmp(seen.text, key.data(), key.size()) == 0) {
+          return false;
+        }
+      }
+    }
+  }
+
+  // Removes the entry of key `index`, whose hash is `h`, if there is one. Later entries of its run
+  // move back (Knuth's algorithm R), so no probe ever crosses a hole: no tombstones pile up.
+  void erase(std::uint32_t h, std::size_t index) {
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t hole = h & mask;
+    for (;; hole = (hole + 1) & mask) {
+      if (slots_[hole].key == 0) return;
+      if (slots_[hole].key == index + 1) break;
+    }
+    for (std::size_t s = (hole + 1) & mask; slots_[s].key != 0; s = (s + 1) & mask) {
+      // The entry at s stays unless its home is cyclically outside (hole, s].
+      const std::size_t home = slots_[s].hash & mask;
+      if (((s - home) & mask) >= ((s - hole) & mask)) {
+        slots_[hole] = slots_[s];
+        hole = s;
+      }
+    }
+    slots_[hole] = Slot{};
+    --used_;
+  }
+
+ private:
+  struct Slot {
+    std::uint32_t hash = 0;
+    // The key's index plus one, 0 for an empty slot: 32 bits, as the document's sizes are.
+    std::uint32_t key = 0;
+  };
+
+  [[gnu::noinline]] void grow() {
+    if (slots_.empty()) draw_key();
+    const std::vector<Slot> old =
+        std::exchange(slots_, std::vector<Slot>(std::max<std::size_t>(64, slots_.size() * 2)));
+    const std::size_t mask = slots_.size() - 1;
+    for (const Slot& slot : old) {
+      if (slot.key == 0) continue;
+      std::size_t s = slot.hash & mask;
+      while (slots_[s].key != 0) s = (s + 1) & mask;
+      slots_[s] = slot;
+    }
+  }
+
+  void draw_key() {
+    std::size_t got = 0;
+    auto* bytes = reinterpret_cast<unsigned char*>(key_);
+    while (got < sizeof(key_)) {
+      const ssize_t n = getrandom(bytes + got, sizeof(key_) - got, 0);
+      if (n > 0) {
+        got += static_cast<std::size_t>(n);
+      } else if (n < 0 && errno != EINTR) {
+        // No kernel randomness (it cannot fail on Linux 3.17+): a key nobody can read off the
+        // text is still better than none.
+        key_[0] ^=
+            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
+        key_[1] ^= reinterpret_cast<std::uintptr_t>(this);
+        return;
+      }
+    }
+  }
+
+  std::uint64_t siphash13(std::uint64_t object, std::string_view key) const {
+    std::uint64_t v0 = key_[0] ^ 0x736f6d6570736575ULL, v1 = key_[1] ^ 0x646f72616e646f6dULL,
+                  v2 = key_[0] ^ 0x6c7967656e657261ULL, v3 = key_[1] ^ 0x7465646279746573ULL;
+    auto round = [&] {
+      v0 += v1;
+      v1 = std::rotl(v1, 13) ^ v0;
+      v0 = std::rotl(v0, 32);
+      v2 += v3;
+      v3 = std::rotl(v3, 16) ^ v2;
+      v0 += v3;
+      v3 = std::rotl(v3, 21) ^ v0;
+      v2 += v1;
+      v1 = std::rotl(v1, 17) ^ v2;
+      v2 = std::rotl(v2, 32);
+    };
+    auto compress = [&](std::uint64_t m) {
+      v3 ^= m;
+      round();
+      v0 ^= m;
+    };
+    compress(object);
+    const char* p = key.data();
+    std::size_t left = key.size();
+    for (; left >= 8; left -= 8, p += 8) {
+      std::uint64_t m;
+      std::memcpy(&m, p, 8);
+      if constexpr (std::endian::native == std::endian::big) m = __builtin_bswap64(m);
+      compress(m);
+    }
+    // The last block: the tail bytes and the length (of the whole message) in the top byte.
+    std::uint64_t last = std::uint64_t{key.size() + 8} << 56;
+    for (std::size_t i = 0; i < left; ++i) {
+      last |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
+    }
+    compress(last);
+    v2 ^= 0xFF;
+    round();
+    round();
+    round();
+    return v0 ^ v1 ^ v2 ^ v3;
+  }
+
+  std::vector<Slot> slots_;  // a power of two in size, or empty
+  std::size_t used_ = 0;
+  std::uint64_t key_[2] = {};
+};
+
+// What the reader keeps of one thread's reads.
+struct KeyState {
+  std::vector<SeenKey> keys;  // of the objects being read, innermost last
+  KeyIndex index;
+};
+
 // Recursive descent over the text, one function per JSON production. Recursion is bounded by
 // kMaxJsonDepth: a container deeper than that is refused before it is descended into.
 class Reader {
  public:
-  Reader(char* text, std::size_t size, JsonDocument& doc, std::vector<SeenKey>& keys)
-      : begin_(text), p_(text), end_(text + size), doc_(doc), keys_(keys) {}
+  Reader(char* text, std::size_t size, JsonDocument& doc, KeyState& keys)
+      : begin_(text),
+        p_(text),
+        end_(text + size),
+        doc_(doc),
+        keys_(keys.keys),
+        index_(keys.index) {}
 
   JsonReadResult read() {
     skip_whitespace();
@@ -177,6 +361,7 @@ class Reader {
       skip_whitespace();
       if (p_ != end_) syntax("the document root must not be followed by other values");
     }
+    if (index_.size() != 0) forget_open_objects();
     return result_;
   }
 
@@ -216,7 +401,8 @@ class Reader {
     ++p_;
     doc_.StartObject();
     const std::size_t first_key = keys_.size();
-    std::uint64_t seen = 0;  // a Bloom filter of this object's keys
+    std::uint64_t seen = 0;  // a Bloom filter of this object's keys; all ones once it is indexed
+    bool indexed = false;    // its keys have entries in the KeyIndex
     rapidjson::SizeType members = 0;
     skip_whitespace();
     if (*p_ == '}') {
@@ -225,7 +411,7 @@ class Reader {
     }
     for (;;) {
       if (*p_ != '"') return syntax("an object member must start with a name in double quotes");
-      if (!key(first_key, seen)) return false;
+      if (!key(first_key, seen, indexed)) return false;
       if (!at(':')) return syntax("a ':' must follow the name of an object member");
       ++p_;
       if (!value(depth)) return false;
@@ -237,6 +423,7 @@ class Reader {
       skip_whitespace();
     }
     ++p_;
+    if (indexed) unindex(first_key);
     keys_.resize(first_key);
     return doc_.EndObject(members);
   }
@@ -264,24 +451,71 @@ class Reader {
 
   // An object member's name, refused when the object already has it. The keys are compared
   // only when the object's Bloom filter says one of them may be this one.
-  bool key(std::size_t first_key, std::uint64_t& seen) {
+  bool key(std::size_t first_key, std::uint64_t& seen, bool& indexed) {
     char* const at = p_;
     std::string_view k;
     if (!string(k)) return false;
-    const std::uint64_t f = fingerprint(k);
+    std::uint64_t f = fingerprint(k);
     const std::uint64_t bit = std::uint64_t{1} << ((f * 0x9E3779B97F4A7C15ULL) >> 58);
     if ((seen & bit) != 0) {
-      for (std::size_t i = first_key; i < keys_.size(); ++i) {
-        if (keys_[i].fingerprint == f && std::memcmp(keys_[i].text, k.data(), k.size()) == 0) {
+      if (keys_.size() - first_key < kScanLimit) {
+        for (std::size_t i = first_key; i < keys_.size(); ++i) {
+          if (keys_[i].fingerprint == f && std::memcmp(keys_[i].text, k.data(), k.size()) == 0) {
+            p_ = at;
+            return fail(JsonReadError::kDuplicateKey, k);
+          }
+        }
+      } else {
+        // Past kScanLimit keys, through the KeyIndex, into which the object's earlier keys go
+        // first; its filter is then made full, so that every later key comes here too.
+        if (!indexed) {
+          index_object(first_key);
+          indexed = true;
+          seen = ~std::uint64_t{0};
+        }
+        const std::optional<std::uint64_t> entered = index_key(first_key, k);
+        if (!entered) {
           p_ = at;
           return fail(JsonReadError::kDuplicateKey, k);
         }
+        f = *entered;
       }
     }
     seen |= bit;
     keys_.push_back(SeenKey{f, k.data()});
     return doc_.Key(k.data(), static_cast<rapidjson::SizeType>(k.size()), false);
   }
+
+  // Enters the keys read so far of the object whose first key is `first`, all distinct.
+  [[gnu::noinline]] void index_object(std::size_t first) {
+    index_.reserve(keys_.size() - first);
+    for (std::size_t i = first; i < keys_.size(); ++i) {
+      const std::string_view k(keys_[i].text, static_cast<std::uint32_t>(keys_[i].fingerprint));
+      const std::uint32_t h = index_.hash(first, k);
+      index_.insert(h, first, i, k, keys_);
+      keys_[i].fingerprint = KeyIndex::indexed_fingerprint(h, k);
+    }
+  }
+
+  // Enters `k`, the next key of the indexed object whose first key is `first`: its indexed
+  // fingerprint, or nothing when the object already has it.
+  [[gnu::noinline]] std::optional<std::uint64_t> index_key(std::size_t first, std::string_view k) {
+    index_.reserve(1);
+    const std::uint32_t h = index_.hash(first, k);
+    if (!index_.insert(h, first, keys_.size(), k, keys_)) return std::nullopt;
+    return KeyIndex::indexed_fingerprint(h, k);
+  }
+
+  // Removes the entries of the object whose first key is `first`, at its end.
+  [[gnu::noinline]] void unindex(std::size_t first) {
+    for (std::size_t i = first; i < keys_.size(); ++i) {
+      index_.erase(static_cast<std::uint32_t>(keys_[i].fingerprint >> 32), i);
+    }
+  }
+
+  // After a refusal, the entries of the indexed objects left open, which the next read must not
+  // see. Keys of objects that were not indexed have no entry and are simply not found.
+  [[gnu::noinline]] void forget_open_objects() { unindex(0); }
 
   // A string at p_ (its opening quote), decoded in place: escapes shrink it, so the decoded bytes
   // are written behind the read position; a NUL ends the decoded string.
@@ -489,6 +723,7 @@ class Reader {
   char* const end_;  // the NUL after the text
   JsonDocument& doc_;
   std::vector<SeenKey>& keys_;  // of the objects being read, innermost last
+  KeyIndex& index_;
   JsonReadResult result_;
 };
 
@@ -496,8 +731,8 @@ class Reader {
 
 JsonReadResult read_json_in_place(char* text, std::size_t size, JsonDocument& doc) {
   // Per thread, so that a read allocates nothing once it has grown.
-  thread_local std::vector<SeenKey> keys;
-  keys.clear();
+  thread_local KeyState keys;
+  keys.keys.clear();
   JsonReadResult result;
   auto generate = [&](JsonDocument& d) {
     result = Reader(text, size, d, keys).read();
