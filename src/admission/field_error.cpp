@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <charconv>
-#include <functional>
 #include <string>
+
+#include "util/hash.hpp"
 
 namespace kpw {
 
@@ -170,7 +171,7 @@ void ErrorList::add(ErrorType type, const FieldPath& path, std::string_view valu
   const std::size_t field_size = text.size();
   text += ": ";
   append_error_body(text, type, value, detail);
-  if (!first_time(std::hash<std::string_view>{}(text))) return;
+  if (!first_time(keyed_hash(text))) return;  // texts hold tenant data: a keyed hash
   if (omitted_ == 0 && shown_.size() < kMaxShown && shown_bytes_ + text.size() <= kMaxShownBytes) {
     shown_bytes_ += text.size();
     shown_.push_back(FieldError{type, text.substr(0, field_size),

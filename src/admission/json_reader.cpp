@@ -1,12 +1,9 @@
 #include "admission/json_reader.hpp"
 
-#include <sys/random.h>
-
 #include <algorithm>
 #include <bit>
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdlib>
@@ -20,6 +17,8 @@
 #if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
 #include <emmintrin.h>
 #endif
+
+#include "util/hash.hpp"
 
 namespace kpw {
 namespace {
@@ -186,13 +185,11 @@ std::uint64_t fingerprint(std::string_view key) {
 // is as large as the most keys indexed at once, which is linear in the text.
 class KeyIndex {
  public:
-  // The keys come from the tenant: with a hash they could predict, they could make them all land
-  // in one run of slots, as quadratic as the scan. SipHash-1-3 under a random key (what Rust's
-  // and Python's tables use) leaves them nothing to aim at. The object (its first key's index) is
-  // hashed too, so that the same keys in objects nested in one another do not share slots.
-  // reserve() must have been called once (it draws the random key).
-  std::uint32_t hash(std::size_t object, std::string_view key) const {
-    return static_cast<std::uint32_t>(siphash13(object, key));
+  // The keys come from the tenant: keyed_hash (util/hash.hpp) leaves them no collisions to aim
+  // at. The object (its first key's index) is hashed too, so that the same keys in objects nested
+  // in one another do not share slots.
+  static std::uint32_t hash(std::size_t object, std::string_view key) {
+    return static_cast<std::uint32_t>(keyed_hash(object, key));
   }
 
   static std::uint64_t indexed_fingerprint(std::uint32_t h, std::string_view key) {
@@ -258,7 +255,6 @@ class KeyIndex {
   };
 
   [[gnu::noinline]] void grow() {
-    if (slots_.empty()) draw_key();
     const std::vector<Slot> old =
         std::exchange(slots_, std::vector<Slot>(std::max<std::size_t>(64, slots_.size() * 2)));
     const std::size_t mask = slots_.size() - 1;
@@ -270,69 +266,8 @@ class KeyIndex {
     }
   }
 
-  void draw_key() {
-    std::size_t got = 0;
-    auto* bytes = reinterpret_cast<unsigned char*>(key_);
-    while (got < sizeof(key_)) {
-      const ssize_t n = getrandom(bytes + got, sizeof(key_) - got, 0);
-      if (n > 0) {
-        got += static_cast<std::size_t>(n);
-      } else if (n < 0 && errno != EINTR) {
-        // No kernel randomness (it cannot fail on Linux 3.17+): a key nobody can read off the
-        // text is still better than none.
-        key_[0] ^=
-            static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count());
-        key_[1] ^= reinterpret_cast<std::uintptr_t>(this);
-        return;
-      }
-    }
-  }
-
-  std::uint64_t siphash13(std::uint64_t object, std::string_view key) const {
-    std::uint64_t v0 = key_[0] ^ 0x736f6d6570736575ULL, v1 = key_[1] ^ 0x646f72616e646f6dULL,
-                  v2 = key_[0] ^ 0x6c7967656e657261ULL, v3 = key_[1] ^ 0x7465646279746573ULL;
-    auto round = [&] {
-      v0 += v1;
-      v1 = std::rotl(v1, 13) ^ v0;
-      v0 = std::rotl(v0, 32);
-      v2 += v3;
-      v3 = std::rotl(v3, 16) ^ v2;
-      v0 += v3;
-      v3 = std::rotl(v3, 21) ^ v0;
-      v2 += v1;
-      v1 = std::rotl(v1, 17) ^ v2;
-      v2 = std::rotl(v2, 32);
-    };
-    auto compress = [&](std::uint64_t m) {
-      v3 ^= m;
-      round();
-      v0 ^= m;
-    };
-    compress(object);
-    const char* p = key.data();
-    std::size_t left = key.size();
-    for (; left >= 8; left -= 8, p += 8) {
-      std::uint64_t m;
-      std::memcpy(&m, p, 8);
-      if constexpr (std::endian::native == std::endian::big) m = __builtin_bswap64(m);
-      compress(m);
-    }
-    // The last block: the tail bytes and the length (of the whole message) in the top byte.
-    std::uint64_t last = std::uint64_t{key.size() + 8} << 56;
-    for (std::size_t i = 0; i < left; ++i) {
-      last |= std::uint64_t{static_cast<unsigned char>(p[i])} << (8 * i);
-    }
-    compress(last);
-    v2 ^= 0xFF;
-    round();
-    round();
-    round();
-    return v0 ^ v1 ^ v2 ^ v3;
-  }
-
   std::vector<Slot> slots_;  // a power of two in size, or empty
   std::size_t used_ = 0;
-  std::uint64_t key_[2] = {};
 };
 
 // What the reader keeps of one thread's reads.

@@ -5,17 +5,16 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string_view>
 
 #include "util/block_cache.hpp"
+#include "util/hash.hpp"
 
 namespace kpw {
 
-inline std::uint64_t hash_text(std::string_view text) {
-  return std::hash<std::string_view>{}(text);
-}
+// Texts come from the tenant: a keyed hash, so none can be crafted to collide (util/hash.hpp).
+inline std::uint64_t hash_text(std::string_view text) { return keyed_hash(text); }
 
 // Folds `next` into `seed` (for keys made of several texts).
 inline std::uint64_t hash_combine(std::uint64_t seed, std::uint64_t next) {
