@@ -172,3 +172,133 @@ TEST_CASE("patch: remove what is there / nothing for what is absent") {
   CHECK(ops ==
         R"([{"op":"remove","path":"/spec/b/c"},{"op":"remove","path":"/spec/d"},{"op":"add","path":"/spec/new","value":{"y":true}}])");
 }
+
+TEST_CASE("patch: setting one target again keeps one op and the later value wins") {
+  const FieldPath spec = FieldPath::root("spec");
+  std::string ops;
+  auto out = patched(R"({"spec":{"a":1}})",
+                     [&](JsonPatch& p) {
+                       p.set(spec.child("a"), std::int64_t{2});
+                       p.set(spec.child("b"), std::int64_t{3});
+                       p.set(spec.child("a"), std::string_view("later"));
+                       p.set(spec.child("b"), true);
+                       p.set(spec.child("a"), std::int64_t{4});
+                     },
+                     &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/spec/a","value":4},{"op":"add","path":"/spec/b","value":true}])");
+  CHECK(out == R"({"spec":{"a":4,"b":true}})");
+}
+
+TEST_CASE("patch: a value set then removed leaves no op and setting it again adds it last") {
+  const FieldPath spec = FieldPath::root("spec");
+  JsonArena arena;
+  std::string text = R"({"spec":{}})";
+  REQUIRE(arena.parse_in_place(text).ok);
+  JsonPatch p;
+  p.reset(&arena.document());
+  p.set(spec.child("a"), true);
+  p.remove(spec.child("a"));
+  CHECK(p.empty());
+  std::string ops;
+  p.render(ops);
+  CHECK(ops == "[]");
+
+  std::string again;
+  patched(R"({"spec":{}})",
+          [&](JsonPatch& q) {
+            q.set(spec.child("a"), true);
+            q.set(spec.child("b"), true);
+            q.remove(spec.child("a"));
+            q.remove(spec.child("a"));  // nothing left to drop
+            q.set(spec.child("c"), true);
+            q.set(spec.child("a"), std::int64_t{1});
+          },
+          &again);
+  CHECK(
+      again ==
+      R"([{"op":"add","path":"/spec/b","value":true},{"op":"add","path":"/spec/c","value":true},{"op":"add","path":"/spec/a","value":1}])");
+}
+
+TEST_CASE("patch: removing a member present in the object renders one remove op") {
+  const FieldPath spec = FieldPath::root("spec");
+  std::string ops;
+  auto out = patched(R"({"spec":{"a":1,"b":{"c":[1,2]},"d":"x"}})",
+                     [&](JsonPatch& p) {
+                       p.set(spec.child("d"), std::string_view("y"));
+                       p.remove(spec.child("b"));
+                       p.remove(spec.child("b"));
+                       p.remove(spec.child("d"));  // a replace this patch made becomes the remove
+                     },
+                     &ops);
+  CHECK(ops == R"([{"op":"remove","path":"/spec/d"},{"op":"remove","path":"/spec/b"}])");
+  CHECK(out == R"({"spec":{"a":1}})");
+}
+
+TEST_CASE("patch: nested sets under a parent object the patch adds all go into its one add") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath fresh = spec.child("fresh");
+  const FieldPath a = fresh.child("a");
+  const FieldPath b = a.child("b");
+  std::string ops;
+  auto out = patched(R"({"spec":{"x":1}})",
+                     [&](JsonPatch& p) {
+                       p.set(b.child("c"), std::int64_t{1});
+                       p.set(spec.child("x"), std::int64_t{2});
+                       p.set(a.child("d"), std::string_view("d"));
+                       p.set(fresh.child("e"), true);
+                       p.set(b.child("c"),
+                             std::int64_t{3});  // the later value wins inside the added value too
+                       p.set(b.child("f"), std::int64_t{4});
+                       p.remove(a.child("d"));
+                     },
+                     &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"add","path":"/spec/fresh","value":{"a":{"b":{"c":3,"f":4}},"e":true}},{"op":"replace","path":"/spec/x","value":2}])");
+  CHECK(out == R"({"spec":{"x":2,"fresh":{"a":{"b":{"c":3,"f":4}},"e":true}}})");
+}
+
+TEST_CASE("patch: appends join the array the patch adds, or each add to an existing one") {
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath finalizers = metadata.child("finalizers");
+  const FieldPath labels = metadata.child("labels");
+  std::string ops;
+  auto out = patched(R"({"metadata":{}})",
+                     [&](JsonPatch& p) {
+                       p.append(finalizers, "a");
+                       p.set(labels.key("k"), std::string_view("v"));
+                       p.append(finalizers, "b");
+                       p.append(finalizers, "c");
+                     },
+                     &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"add","path":"/metadata/finalizers","value":["a","b","c"]},{"op":"add","path":"/metadata/labels","value":{"k":"v"}}])");
+  CHECK(out == R"({"metadata":{"finalizers":["a","b","c"],"labels":{"k":"v"}}})");
+
+  auto existing = patched(R"({"metadata":{"finalizers":["z"]}})", [&](JsonPatch& p) {
+    p.append(finalizers, "a");
+    p.append(finalizers, "b");
+  });
+  CHECK(existing == R"({"metadata":{"finalizers":["z","a","b"]}})");
+}
+
+TEST_CASE("patch: an added object overwritten by a scalar is no parent: a set below adds again") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath fresh = spec.child("fresh");
+  std::string ops;
+  patched(R"({"spec":{}})",
+          [&](JsonPatch& p) {
+            p.set(fresh.child("a"), std::int64_t{1});
+            p.set(fresh, std::int64_t{2});
+            p.set(fresh.child("b"), std::int64_t{3});
+            p.set(fresh.child("c"), std::int64_t{4});
+            p.set(fresh, std::int64_t{5});  // the first op at that pointer takes it
+          },
+          &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"add","path":"/spec/fresh","value":5},{"op":"add","path":"/spec/fresh","value":{"b":3,"c":4}}])");
+}
