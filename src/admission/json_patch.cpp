@@ -4,8 +4,8 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-
 #include <charconv>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -14,20 +14,38 @@ namespace {
 
 using Segment = FieldPath::Segment;
 
-// The JSON pointer of segs[0, count), into `out`.
-void pointer_of(const std::vector<Segment>& segs, std::size_t count, std::string& out) {
-  out.clear();
-  for (std::size_t i = 0; i < count; ++i) {
-    out.push_back('/');
-    if (segs[i].kind == FieldPath::Kind::kIndex) {
-      char digits[20];
-      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, segs[i].index);
-      out.append(digits, end);
-    } else {
-      append_pointer_token(out, segs[i].name);
-    }
+// Extends the hash of a pointer by one more reference token (as escaped in the pointer). A
+// pointer hashes token by token, so every prefix of it ending before a '/' has its hash on the
+// way, and a prefix lookup costs no rehashing.
+std::uint64_t extend_hash(std::uint64_t h, std::string_view token) {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  auto mix = [&](std::uint64_t word) {
+    h = (h ^ word) * kMul;
+    h ^= h >> 32;
+  };
+  mix(token.size());  // the token boundary: "/ab" and "/a/b" differ
+  std::size_t i = 0;
+  for (; i + 8 <= token.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, token.data() + i, 8);
+    mix(word);
   }
+  if (i < token.size()) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, token.data() + i, token.size() - i);
+    mix(word);
+  }
+  return h;
 }
+
+constexpr std::uint64_t kRootHash = 0x243F6A8885A308D3ULL;
+
+// Beyond these, `reset` releases the ops and the index: a thread that once built a huge patch
+// does not keep hundreds of MB for the small patches that follow (typical patches have a handful
+// of ops and keep theirs, so the steady state allocates nothing).
+constexpr std::size_t kRetainedOps = 4096;
+constexpr std::size_t kRetainedSlots = 2 * kRetainedOps;
+constexpr std::size_t kMinSlots = 64;
 
 // A RapidJSON output stream appending to a std::string (no intermediate buffer).
 struct StringOutput {
@@ -39,7 +57,8 @@ struct StringOutput {
 
 // The member named by `seg` in `obj` (any value, null included), or nullptr.
 const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
-  const JsonValue key(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
+  const JsonValue key(
+      rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
   auto it = obj.FindMember(key);
   return it == obj.MemberEnd() ? nullptr : &it->value;
 }
@@ -86,23 +105,102 @@ JsonPatch::JsonPatch() : allocator_(chunk_, sizeof(chunk_)) {}
 void JsonPatch::reset(const JsonValue* object) {
   object_ = object;
   used_ = 0;
+  live_ = 0;
+  added_object_ = false;
   allocator_.Clear();
+  if (ops_.capacity() > kRetainedOps) std::vector<Op>().swap(ops_);
+  if (slots_.size() > kRetainedSlots) std::vector<Slot>().swap(slots_);
+  slots_used_ = 0;
+  if (++generation_ == 0) {
+    // Once in 2^32 patches the stamps wrap: clear them for real.
+    for (Slot& slot : slots_) slot.generation = 0;
+    generation_ = 1;
+  }
 }
 
-JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, JsonValue&& value) {
-  if (used_ == ops_.size()) ops_.push_back(Op{kind, {}, JsonValue()});
-  Op& op = ops_[used_++];
+std::size_t JsonPatch::probe(std::string_view pointer, std::uint64_t hash) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = (hash ^ (hash >> 29)) & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.generation != generation_) return i;
+    if (slot.hash == hash && ops_[slot.tail].pointer == pointer) return i;
+  }
+}
+
+JsonPatch::Slot* JsonPatch::find_slot(std::string_view pointer, std::uint64_t hash) {
+  if (slots_used_ == 0) return nullptr;
+  Slot& slot = slots_[probe(pointer, hash)];
+  return slot.generation == generation_ ? &slot : nullptr;
+}
+
+void JsonPatch::grow_index() {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(std::max(kMinSlots, 2 * old.size()), Slot{0, 0, kNone, kNone});
+  for (const Slot& slot : old) {
+    if (slot.generation != generation_) continue;
+    slots_[probe(ops_[slot.tail].pointer, slot.hash)] = slot;
+  }
+}
+
+JsonPatch::Op* JsonPatch::first_op(std::string_view pointer, std::uint64_t hash) {
+  Slot* slot = find_slot(pointer, hash);
+  return slot == nullptr || slot->head == kNone ? nullptr : &ops_[slot->head];
+}
+
+JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, std::uint64_t hash,
+                                 JsonValue&& value) {
+  if (used_ == ops_.size()) ops_.push_back(Op{kind, false, kNone, {}, JsonValue()});
+  const auto index = static_cast<std::uint32_t>(used_++);
+  Op& op = ops_[index];
   op.kind = kind;
+  op.live = true;
+  op.next = kNone;
   op.pointer.assign(pointer);
   op.value = std::move(value);
+  ++live_;
+  added_object_ = added_object_ || op.value.IsObject();
+
+  if (2 * (slots_used_ + 1) > slots_.size()) grow_index();
+  Slot& slot = slots_[probe(op.pointer, hash)];
+  if (slot.generation != generation_) {
+    slot = Slot{hash, generation_, index, index};
+    ++slots_used_;
+  } else if (slot.head == kNone) {
+    slot.head = slot.tail = index;
+  } else {
+    ops_[slot.tail].next = index;
+    slot.tail = index;
+  }
   return op;
 }
 
-void JsonPatch::erase_op(std::size_t i) {
-  std::rotate(ops_.begin() + static_cast<std::ptrdiff_t>(i),
-              ops_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-              ops_.begin() + static_cast<std::ptrdiff_t>(used_));
-  --used_;
+void JsonPatch::drop_head(Slot& slot) {
+  Op& op = ops_[slot.head];
+  op.live = false;
+  --live_;
+  slot.head = slot.head == slot.tail ? kNone : op.next;
+}
+
+void JsonPatch::prepare(const FieldPath& path) {
+  path.segments(segments_);
+  pointer_.clear();
+  prefixes_.clear();
+  std::uint64_t hash = kRootHash;
+  prefixes_.push_back(Prefix{0, hash});
+  for (const Segment& seg : segments_) {
+    pointer_.push_back('/');
+    const std::size_t start = pointer_.size();
+    if (seg.kind == FieldPath::Kind::kIndex) {
+      char digits[20];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, seg.index);
+      pointer_.append(digits, end);
+    } else {
+      append_pointer_token(pointer_, seg.name);
+    }
+    hash = extend_hash(hash, std::string_view(pointer_).substr(start));
+    prefixes_.push_back(Prefix{pointer_.size(), hash});
+  }
 }
 
 void JsonPatch::set(const FieldPath& path, std::int64_t value) {
@@ -123,10 +221,10 @@ void JsonPatch::append(const FieldPath& path, std::string_view value) {
 
 void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   auto& alloc = allocator_;
-  std::vector<Segment>& segs = segments_;
-  path.segments(segs);
-  pointer_of(segs, segs.size(), pointer_);
+  prepare(path);
+  const std::vector<Segment>& segs = segments_;
   const std::string& full = pointer_;
+  const std::uint64_t full_hash = prefixes_.back().hash;
 
   // Wraps `value` into the objects named by segs[from..] (the array for an append).
   auto nest = [&](std::size_t from) {
@@ -147,19 +245,18 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   };
 
   // The same target again: the later value wins; an append joins the array it added.
-  for (Op& op : ops()) {
-    if (op.pointer != full) continue;
-    if (append && op.value.IsArray()) {
-      op.value.PushBack(value, alloc);
+  if (Op* op = first_op(full, full_hash)) {
+    if (append && op->value.IsArray()) {
+      op->value.PushBack(value, alloc);
     } else if (!append) {
-      op.value = std::move(value);
+      op->value = std::move(value);
     }
     return;
   }
 
   // Below an object this patch already adds: write into that op's value.
   std::size_t depth = 0;
-  if (Op* parent = added_parent(full, depth)) {
+  if (Op* parent = added_parent(depth)) {
     JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size(); ++i) {
       if (segs[i].kind == FieldPath::Kind::kIndex || !cur->IsObject()) return;
@@ -202,16 +299,17 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
     if (next == nullptr || next->IsNull()) {
       // Absent (add) or null (replace): one op holding everything below.
       const OpKind kind = next == nullptr ? OpKind::kAdd : OpKind::kReplace;
-      pointer_of(segs, i + 1, prefix_);
-      add_op(kind, prefix_, nest(i + 1));
+      const Prefix& prefix = prefixes_[i + 1];
+      add_op(kind, std::string_view(full).substr(0, prefix.end), prefix.hash, nest(i + 1));
       return;
     }
     if (last) {
       if (append) {
         if (!next->IsArray()) return;
-        add_op(OpKind::kAdd, full, std::move(value)).pointer += "/-";
+        pointer_ += "/-";
+        add_op(OpKind::kAdd, pointer_, extend_hash(full_hash, "-"), std::move(value));
       } else {
-        add_op(OpKind::kReplace, full, std::move(value));
+        add_op(OpKind::kReplace, full, full_hash, std::move(value));
       }
       return;
     }
@@ -219,29 +317,33 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 }
 
-JsonPatch::Op* JsonPatch::added_parent(std::string_view pointer, std::size_t& depth) {
-  for (Op& op : ops()) {
-    if (!op.value.IsObject() || pointer.size() <= op.pointer.size() ||
-        pointer.substr(0, op.pointer.size()) != op.pointer || pointer[op.pointer.size()] != '/') {
-      continue;
-    }
-    depth = 0;
-    for (char c : op.pointer) depth += c == '/';
+JsonPatch::Op* JsonPatch::added_parent(std::size_t& depth) {
+  if (!added_object_) return nullptr;
+  // Each proper prefix of the pointer that ends before a '/', shortest first. The ops holding an
+  // object are never below one another (a set below one writes into it), and at one pointer only
+  // the last op made can hold one (a new op there needs the earlier ones not to), so the first
+  // hit is the op the patch adds everything below it in.
+  for (std::size_t k = 1; k + 1 < prefixes_.size(); ++k) {
+    Slot* slot =
+        find_slot(std::string_view(pointer_).substr(0, prefixes_[k].end), prefixes_[k].hash);
+    if (slot == nullptr || slot->head == kNone) continue;
+    Op& op = ops_[slot->tail];
+    if (!op.value.IsObject()) continue;
+    depth = k;
     return &op;
   }
   return nullptr;
 }
 
 void JsonPatch::remove(const FieldPath& path) {
-  std::vector<Segment>& segs = segments_;
-  path.segments(segs);
-  pointer_of(segs, segs.size(), pointer_);
+  prepare(path);
+  const std::vector<Segment>& segs = segments_;
   const std::string& full = pointer_;
-  for (std::size_t i = 0; i < used_; ++i) {
-    Op& op = ops_[i];
-    if (op.pointer != full) continue;
+  const std::uint64_t full_hash = prefixes_.back().hash;
+  if (Slot* slot = find_slot(full, full_hash); slot != nullptr && slot->head != kNone) {
+    Op& op = ops_[slot->head];
     if (op.kind == OpKind::kAdd) {
-      erase_op(i);  // it was absent: nothing to remove
+      drop_head(*slot);  // it was absent: nothing to remove
     } else {
       op.kind = OpKind::kRemove;
     }
@@ -249,7 +351,7 @@ void JsonPatch::remove(const FieldPath& path) {
   }
   // Below an object this patch adds: drop the member from that value.
   std::size_t depth = 0;
-  if (Op* parent = added_parent(full, depth)) {
+  if (Op* parent = added_parent(depth)) {
     JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size() && cur->IsObject(); ++i) {
       auto it = cur->FindMember(JsonValue(rapidjson::StringRef(
@@ -275,11 +377,12 @@ void JsonPatch::remove(const FieldPath& path) {
       cur = find_member(*cur, seg.name);
     }
   }
-  if (cur != nullptr) add_op(OpKind::kRemove, full, JsonValue());
+  if (cur != nullptr) add_op(OpKind::kRemove, full, full_hash, JsonValue());
 }
 
 void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
   for (const Op& op : ops()) {
+    if (!op.live) continue;
     const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
     if (!pointer.IsValid()) continue;
     if (op.kind == OpKind::kRemove) {
@@ -300,6 +403,7 @@ void JsonPatch::render(std::string& out) const {
       stream, &level_allocator);
   writer.StartArray();
   for (const Op& op : ops()) {
+    if (!op.live) continue;
     writer.StartObject();
     writer.Key("op");
     writer.String(op.kind == OpKind::kAdd       ? "add"

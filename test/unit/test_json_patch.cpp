@@ -173,6 +173,75 @@ TEST_CASE("patch: remove what is there / nothing for what is absent") {
         R"([{"op":"remove","path":"/spec/b/c"},{"op":"remove","path":"/spec/d"},{"op":"add","path":"/spec/new","value":{"y":true}}])");
 }
 
+namespace {
+
+// `{"spec":{"items":[{},{},…]}}` with `n` empty elements.
+std::string object_with_items(std::size_t n) {
+  std::string text = R"({"spec":{"items":[)";
+  for (std::size_t i = 0; i < n; ++i) text += i == 0 ? "{}" : ",{}";
+  text += "]}}";
+  return text;
+}
+
+// Where two (possibly huge) texts first differ, with a little context: Catch would print both.
+std::string first_difference(const std::string& got, const std::string& want) {
+  std::size_t i = 0;
+  while (i < got.size() && i < want.size() && got[i] == want[i]) ++i;
+  if (i == got.size() && i == want.size()) return "";
+  const std::size_t from = i < 40 ? 0 : i - 40;
+  return "at byte " + std::to_string(i) + ": got `" + got.substr(from, 120) + "`, want `" +
+         want.substr(from, 120) + "`";
+}
+
+}  // namespace
+
+TEST_CASE("patch: 500 000 sets on distinct elements of a large array render every op in order") {
+  // A builder that searches the ops collected so far takes minutes here (ctest's timeout fails
+  // it); one that finds a pointer in time independent of the op count takes about a second.
+  constexpr std::size_t kItems = 500'000;
+  JsonArena arena;
+  std::string text = object_with_items(kItems);
+  REQUIRE(arena.parse_in_place(text).ok);
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath items = spec.child("items");
+  JsonPatch patch;
+  patch.reset(&arena.document());
+  for (std::size_t i = 0; i < kItems; ++i) {
+    const FieldPath item = items.index(i);
+    patch.set(item.child("x"), static_cast<std::int64_t>(i));
+  }
+  // The same targets again, across the whole patch: each op keeps its place and takes the value.
+  for (std::size_t i = 0; i < kItems; i += 1000) {
+    const FieldPath item = items.index(i);
+    patch.set(item.child("x"), std::string_view("again"));
+  }
+  std::string rendered;
+  patch.render(rendered);
+
+  std::string want = "[";
+  for (std::size_t i = 0; i < kItems; ++i) {
+    if (i != 0) want += ',';
+    want += R"({"op":"add","path":"/spec/items/)" + std::to_string(i) + R"(/x","value":)";
+    want += i % 1000 == 0 ? std::string(R"("again")") : std::to_string(i);
+    want += '}';
+  }
+  want += ']';
+  CHECK(first_difference(rendered, want) == "");
+
+  // The offline `check` command applies the same ops in place.
+  kpw::JsonValue copy(arena.document(), arena.allocator());
+  patch.apply_to(copy, arena.allocator());
+  const kpw::JsonValue& applied = copy["spec"]["items"];
+  REQUIRE(applied.Size() == kItems);
+  std::size_t wrong = 0;
+  for (std::size_t i = 0; i < kItems; ++i) {
+    const kpw::JsonValue& x = applied[static_cast<rapidjson::SizeType>(i)]["x"];
+    const bool ok = i % 1000 == 0 ? x.IsString() : x.IsInt64() && x.GetInt64() == std::int64_t(i);
+    wrong += ok ? 0 : 1;
+  }
+  CHECK(wrong == 0);
+}
+
 TEST_CASE("patch: setting one target again keeps one op and the later value wins") {
   const FieldPath spec = FieldPath::root("spec");
   std::string ops;
@@ -301,4 +370,40 @@ TEST_CASE("patch: an added object overwritten by a scalar is no parent: a set be
   CHECK(
       ops ==
       R"([{"op":"add","path":"/spec/fresh","value":5},{"op":"add","path":"/spec/fresh","value":{"b":3,"c":4}}])");
+}
+
+TEST_CASE("patch: reset after a huge patch starts afresh and a small patch renders correctly") {
+  constexpr std::size_t kItems = 200'000;
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath items = spec.child("items");
+  JsonPatch patch;
+  {
+    JsonArena arena;
+    std::string text = object_with_items(kItems);
+    REQUIRE(arena.parse_in_place(text).ok);
+    patch.reset(&arena.document());
+    for (std::size_t i = 0; i < kItems; ++i) {
+      const FieldPath item = items.index(i);
+      patch.set(item.child("x"), std::int64_t{1});
+    }
+    CHECK(!patch.empty());
+  }
+  // Twice: the first small patch after the huge one, then one in the steady state.
+  for (int round = 0; round < 2; ++round) {
+    JsonArena arena;
+    std::string text = R"({"spec":{"items":[{"x":0},{}]}})";
+    REQUIRE(arena.parse_in_place(text).ok);
+    patch.reset(&arena.document());
+    CHECK(patch.empty());
+    const FieldPath item0 = items.index(0);
+    const FieldPath item1 = items.index(1);
+    patch.set(item0.child("x"), std::int64_t{7});  // the huge patch added this pointer: not now
+    patch.set(item1.child("x"), std::int64_t{8});
+    patch.set(item0.child("x"), std::int64_t{9});
+    std::string ops;
+    patch.render(ops);
+    CHECK(
+        ops ==
+        R"([{"op":"replace","path":"/spec/items/0/x","value":9},{"op":"add","path":"/spec/items/1/x","value":8}])");
+  }
 }
