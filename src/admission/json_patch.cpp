@@ -66,15 +66,17 @@ const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
 }  // namespace
 
 void append_pointer_token(std::string& out, std::string_view token) {
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
-    }
+  // Runs without '~' or '/' are copied whole: a byte-by-byte push_back was a third of a pointer's
+  // cost.
+  std::size_t run = 0;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    const char c = token[i];
+    if (c != '~' && c != '/') continue;
+    out.append(token.data() + run, i - run);
+    out.append(c == '~' ? "~0" : "~1", 2);
+    run = i + 1;
   }
+  out.append(token.data() + run, token.size() - run);
 }
 
 void append_base64(std::string& out, std::string_view bytes) {

@@ -407,3 +407,15 @@ TEST_CASE("patch: reset after a huge patch starts afresh and a small patch rende
         R"([{"op":"replace","path":"/spec/items/0/x","value":9},{"op":"add","path":"/spec/items/1/x","value":8}])");
   }
 }
+
+TEST_CASE("patch: pointer tokens escape every ~ and /, at either end and side by side") {
+  std::string out;
+  kpw::append_pointer_token(out, "");
+  out += '|';
+  kpw::append_pointer_token(out, "~/~");
+  out += '|';
+  kpw::append_pointer_token(out, "/a//b~");
+  out += '|';
+  kpw::append_pointer_token(out, "plain");
+  CHECK(out == "|~0~1~0|~1a~1~1b~0|plain");
+}
