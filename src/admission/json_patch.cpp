@@ -113,6 +113,9 @@ void JsonPatch::reset(const JsonValue* object) {
   if (ops_.capacity() > kRetainedOps) std::vector<Op>().swap(ops_);
   if (slots_.size() > kRetainedSlots) std::vector<Slot>().swap(slots_);
   slots_used_ = 0;
+  walked_.resize(1);
+  walked_[0] = WalkStep{0, false, object};
+  walked_pointer_.clear();
   if (++generation_ == 0) {
     // Once in 2^32 patches the stamps wrap: clear them for real.
     for (Slot& slot : slots_) slot.generation = 0;
@@ -221,6 +224,31 @@ void JsonPatch::append(const FieldPath& path, std::string_view value) {
   put(path, std::move(v), true);
 }
 
+const JsonValue* JsonPatch::resume_walk(std::size_t& depth) {
+  const std::size_t segments = prefixes_.size() - 1;
+  const std::size_t limit = std::min(pointer_.size(), walked_pointer_.size());
+  std::size_t same = 0;
+  while (same < limit && pointer_[same] == walked_pointer_[same]) ++same;
+  // Whole segments in common, of the same kind; the last segment is always looked up afresh.
+  std::size_t k = 0;
+  while (k + 1 < walked_.size() && k + 1 < segments && walked_[k + 1].end <= same &&
+         walked_[k + 1].end == prefixes_[k + 1].end &&
+         walked_[k + 1].index == (segments_[k].kind == FieldPath::Kind::kIndex)) {
+    ++k;
+  }
+  walked_.resize(k + 1);
+  walked_pointer_.resize(walked_[k].end);
+  depth = k;
+  return walked_[k].node;
+}
+
+void JsonPatch::walked_to(const JsonValue* node) {
+  const std::size_t k = walked_.size();
+  const std::size_t end = prefixes_[k].end;
+  walked_pointer_.append(pointer_, walked_pointer_.size(), end - walked_pointer_.size());
+  walked_.push_back(WalkStep{end, segments_[k - 1].kind == FieldPath::Kind::kIndex, node});
+}
+
 void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   auto& alloc = allocator_;
   prepare(path);
@@ -286,8 +314,9 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 
   // Walk the object as it arrived to find the outermost missing parent.
-  const JsonValue* cur = object_;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
+  std::size_t from = 0;
+  const JsonValue* cur = resume_walk(from);
+  for (std::size_t i = from; i < segs.size(); ++i) {
     const bool last = i + 1 == segs.size();
     if (cur == nullptr) return;
     const JsonValue* next = nullptr;
@@ -316,6 +345,7 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
       return;
     }
     cur = next;
+    walked_to(cur);
   }
 }
 
@@ -368,8 +398,10 @@ void JsonPatch::remove(const FieldPath& path) {
     return;
   }
   // In the object as it arrived: only what is there can be removed.
-  const JsonValue* cur = object_;
-  for (const Segment& seg : segs) {
+  std::size_t from = 0;
+  const JsonValue* cur = resume_walk(from);
+  for (std::size_t i = from; i < segs.size(); ++i) {
+    const Segment& seg = segs[i];
     if (cur == nullptr) return;
     if (seg.kind == FieldPath::Kind::kIndex) {
       if (!cur->IsArray() || seg.index >= cur->Size()) return;
@@ -378,6 +410,8 @@ void JsonPatch::remove(const FieldPath& path) {
       if (!cur->IsObject()) return;
       cur = find_member(*cur, seg.name);
     }
+    // Only what a set walks through: a set reaching a null there replaces it.
+    if (cur != nullptr && !cur->IsNull() && i + 1 < segs.size()) walked_to(cur);
   }
   if (cur != nullptr) add_op(OpKind::kRemove, full, full_hash, JsonValue());
 }

@@ -93,6 +93,12 @@ class JsonPatch {
   // Segments and pointer of `path` into segments_, pointer_ and prefixes_.
   void prepare(const FieldPath& path);
   void put(const FieldPath& path, JsonValue&& value, bool append);
+  // Where the walk of the object as it arrived starts for pointer_: the value at its first
+  // `depth` segments, known from the last walk (the object root when none is shared).
+  const JsonValue* resume_walk(std::size_t& depth);
+  // The walk reached `node` at the first walked_.size() segments of pointer_ and goes on below
+  // it (so neither absent nor null: a set stopping there must still see it).
+  void walked_to(const JsonValue* node);
   // The op whose added object holds pointer_ below it, and how many path segments its own
   // pointer has (where the walk inside its value starts); nullptr when there is none.
   Op* added_parent(std::size_t& depth);
@@ -113,6 +119,19 @@ class JsonPatch {
   std::vector<Slot> slots_;
   std::size_t slots_used_ = 0;
   std::uint32_t generation_ = 1;
+  // The last walk of the object as it arrived: walked_[k] is the value at the first k segments
+  // of walked_pointer_ (the pointer up to where that walk went on below a value). A mutator sets
+  // fields of one element after another, so consecutive paths share all but their last segment or
+  // two; without this, every set looked each segment up again, and a member lookup scans its object
+  // (the walk was quadratic in a wide object holding a long array, e.g. many unknown fields beside
+  // spreadConstraints).
+  struct WalkStep {
+    std::size_t end;  // of the first k segments in walked_pointer_
+    bool index;       // segment k-1 was an array index (a name `0` does not walk an array)
+    const JsonValue* node;
+  };
+  std::vector<WalkStep> walked_;
+  std::string walked_pointer_;
   // Scratch for put/remove: the path's segments, its pointer and where each prefix ends.
   std::vector<FieldPath::Segment> segments_;
   std::string pointer_;

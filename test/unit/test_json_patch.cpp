@@ -419,3 +419,66 @@ TEST_CASE("patch: pointer tokens escape every ~ and /, at either end and side by
   kpw::append_pointer_token(out, "plain");
   CHECK(out == "|~0~1~0|~1a~1~1b~0|plain");
 }
+
+TEST_CASE("patch: sets into elements of an array beside 100 000 other fields take linear time") {
+  // Each set walks the object as it arrived; looking `items` up again among the other fields
+  // for every element made this quadratic (minutes), resuming from the last walk does not.
+  constexpr std::size_t kWide = 100'000;
+  std::string text = R"({"spec":{)";
+  for (std::size_t i = 0; i < kWide; ++i) text += R"("u)" + std::to_string(i) + R"(":0,)";
+  text += R"("items":[)";
+  for (std::size_t i = 0; i < kWide; ++i) text += i == 0 ? "{}" : ",{\"y\":null}";
+  text += "]}}";
+  // RapidJSON's own parser: ours compares keys to refuse repeats, which is not under test here.
+  kpw::JsonDocument doc;
+  REQUIRE(!doc.Parse(text.c_str()).HasParseError());
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath items = spec.child("items");
+  JsonPatch patch;
+  patch.reset(&doc);
+  for (std::size_t i = 0; i < kWide; ++i) {
+    const FieldPath item = items.index(i);
+    patch.set(item.child("x"), std::int64_t{1});
+    patch.set(item.child("y"), std::int64_t{2});
+  }
+  std::string rendered;
+  patch.render(rendered);
+  std::string want = "[";
+  for (std::size_t i = 0; i < kWide; ++i) {
+    const std::string at = R"(","path":"/spec/items/)" + std::to_string(i);
+    if (i != 0) want += ',';
+    want += R"({"op":"add)" + at + R"(/x","value":1},{"op":")";
+    want += i == 0 ? "add" : "replace";
+    want += at + R"(/y","value":2})";
+  }
+  want += ']';
+  CHECK(first_difference(rendered, want) == "");
+}
+
+TEST_CASE("patch: a walk resumed from the last one still sees null, absent and mistyped values") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath a = spec.child("a");
+  const FieldPath arr = spec.child("arr");
+  const FieldPath arr0 = arr.index(0);
+  const FieldPath n = spec.child("n");
+  std::string ops;
+  patched(
+      R"({"spec":{"a":{"b":1},"arr":[{"c":1}],"n":null,"o":{"0":{}}}})",
+      [&](JsonPatch& p) {
+        p.set(a.child("b"), std::int64_t{2});
+        p.set(a.child("c"), std::int64_t{3});  // beside the last target
+        const FieldPath a_b = a.child("b");
+        p.set(a_b.child("d"), std::int64_t{4});  // below a number: nothing
+        p.set(arr0.child("c"), std::int64_t{5});
+        const FieldPath o = spec.child("o");
+        const FieldPath o0 = o.key("0");
+        const FieldPath arr_named0 = arr.key("0");
+        p.set(o0.child("e"), std::int64_t{6});
+        p.set(arr_named0.child("e"), std::int64_t{7});  // a name does not walk an array
+        p.remove(n.child("x"));                        // nothing below null to remove
+        p.set(n.child("x"), std::int64_t{8});          // the null is replaced
+      },
+      &ops);
+  CHECK(ops ==
+        R"([{"op":"replace","path":"/spec/a/b","value":2},{"op":"add","path":"/spec/a/c","value":3},{"op":"replace","path":"/spec/arr/0/c","value":5},{"op":"add","path":"/spec/o/0/e","value":6},{"op":"replace","path":"/spec/n","value":{"x":8}}])");
+}
