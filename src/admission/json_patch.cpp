@@ -4,6 +4,7 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
+#include <bit>
 #include <charconv>
 #include <cstring>
 #include <string>
@@ -47,6 +48,28 @@ constexpr std::size_t kRetainedOps = 4096;
 constexpr std::size_t kRetainedSlots = 2 * kRetainedOps;
 constexpr std::size_t kMinSlots = 64;
 
+// The first '~' or '/' (the bytes RFC 6901 escapes) in token[from..], or token.size().
+std::size_t next_escaped(std::string_view token, std::size_t from) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+  std::size_t i = from;
+  for (; i + 8 <= token.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, token.data() + i, 8);
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    // A zero byte of w ^ c is a byte equal to c. Borrows can flag a byte above a real match,
+    // never below one, so the lowest flagged byte is exact.
+    const std::uint64_t tilde = w ^ (kOnes * '~');
+    const std::uint64_t slash = w ^ (kOnes * '/');
+    const std::uint64_t hit = (((tilde - kOnes) & ~tilde) | ((slash - kOnes) & ~slash)) & kHighBits;
+    if (hit != 0) return i + (std::countr_zero(hit) >> 3);
+  }
+  for (; i < token.size(); ++i) {
+    if (token[i] == '~' || token[i] == '/') return i;
+  }
+  return token.size();
+}
+
 // A RapidJSON output stream appending to a std::string (no intermediate buffer).
 struct StringOutput {
   using Ch = char;
@@ -66,14 +89,12 @@ const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
 }  // namespace
 
 void append_pointer_token(std::string& out, std::string_view token) {
-  // Runs without '~' or '/' are copied whole: a byte-by-byte push_back was a third of a pointer's
-  // cost.
+  // Runs without '~' or '/' are found eight bytes at a time and copied whole: byte by byte, this
+  // was a third of what a set costs.
   std::size_t run = 0;
-  for (std::size_t i = 0; i < token.size(); ++i) {
-    const char c = token[i];
-    if (c != '~' && c != '/') continue;
+  for (std::size_t i = next_escaped(token, 0); i < token.size(); i = next_escaped(token, i + 1)) {
     out.append(token.data() + run, i - run);
-    out.append(c == '~' ? "~0" : "~1", 2);
+    out.append(token[i] == '~' ? "~0" : "~1", 2);
     run = i + 1;
   }
   out.append(token.data() + run, token.size() - run);

@@ -479,6 +479,39 @@ TEST_CASE("patch: a walk resumed from the last one still sees null, absent and m
         p.set(n.child("x"), std::int64_t{8});          // the null is replaced
       },
       &ops);
-  CHECK(ops ==
-        R"([{"op":"replace","path":"/spec/a/b","value":2},{"op":"add","path":"/spec/a/c","value":3},{"op":"replace","path":"/spec/arr/0/c","value":5},{"op":"add","path":"/spec/o/0/e","value":6},{"op":"replace","path":"/spec/n","value":{"x":8}}])");
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/spec/a/b","value":2},{"op":"add","path":"/spec/a/c","value":3},{"op":"replace","path":"/spec/arr/0/c","value":5},{"op":"add","path":"/spec/o/0/e","value":6},{"op":"replace","path":"/spec/n","value":{"x":8}}])");
+}
+
+TEST_CASE("patch: pointer tokens escape ~ and / at every position of a long token") {
+  // The reference: one byte at a time, after an "x" already in the output.
+  auto escaped = [](const std::string& token) {
+    std::string out = "x";
+    for (char c : token) {
+      if (c == '~') {
+        out.append("~0");
+      } else if (c == '/') {
+        out.append("~1");
+      } else {
+        out.push_back(c);
+      }
+    }
+    return out;
+  };
+  for (std::size_t size = 0; size <= 24; ++size) {
+    for (std::size_t at = 0; at < size; ++at) {
+      for (char special : {'~', '/'}) {
+        std::string token(size, 'a');
+        token[at] = special;
+        if (at + 9 < size) token[at + 9] = special == '~' ? '/' : '~';  // a second, a word later
+        // A byte next to an escaped one in value ('\x7f' after '~', '0' after '/') stays as is.
+        if (at > 0) token[at - 1] = special == '~' ? '\x7f' : '0';
+        std::string out = "x";
+        kpw::append_pointer_token(out, token);
+        INFO("size " << size << " at " << at << " " << special);
+        CHECK(out == escaped(token));
+      }
+    }
+  }
 }
