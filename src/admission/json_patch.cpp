@@ -41,6 +41,9 @@ std::uint64_t extend_hash(std::uint64_t h, std::string_view token) {
 
 constexpr std::uint64_t kRootHash = 0x243F6A8885A308D3ULL;
 
+// What the index keeps of a hash.
+std::uint32_t fold(std::uint64_t hash) { return static_cast<std::uint32_t>(hash ^ (hash >> 32)); }
+
 // Beyond these, `reset` releases the ops and the index: a thread that once built a huge patch
 // does not keep hundreds of MB for the small patches that follow (typical patches have a handful
 // of ops and keep theirs, so the steady state allocates nothing).
@@ -144,9 +147,9 @@ void JsonPatch::reset(const JsonValue* object) {
   }
 }
 
-std::size_t JsonPatch::probe(std::string_view pointer, std::uint64_t hash) const {
+std::size_t JsonPatch::probe(std::string_view pointer, std::uint32_t hash) const {
   const std::size_t mask = slots_.size() - 1;
-  for (std::size_t i = (hash ^ (hash >> 29)) & mask;; i = (i + 1) & mask) {
+  for (std::size_t i = (hash ^ (hash >> 15)) & mask;; i = (i + 1) & mask) {
     const Slot& slot = slots_[i];
     if (slot.generation != generation_) return i;
     if (slot.hash == hash && ops_[slot.tail].pointer == pointer) return i;
@@ -155,7 +158,7 @@ std::size_t JsonPatch::probe(std::string_view pointer, std::uint64_t hash) const
 
 JsonPatch::Slot* JsonPatch::find_slot(std::string_view pointer, std::uint64_t hash) {
   if (slots_used_ == 0) return nullptr;
-  Slot& slot = slots_[probe(pointer, hash)];
+  Slot& slot = slots_[probe(pointer, fold(hash))];
   return slot.generation == generation_ ? &slot : nullptr;
 }
 
@@ -188,9 +191,9 @@ JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, std::uin
   added_object_ = added_object_ || op.value.IsObject();
 
   if (2 * (slots_used_ + 1) > slots_.size()) grow_index();
-  Slot& slot = slots_[probe(op.pointer, hash)];
+  Slot& slot = slots_[probe(op.pointer, fold(hash))];
   if (slot.generation != generation_) {
-    slot = Slot{hash, generation_, index, index};
+    slot = Slot{fold(hash), generation_, index, index};
     ++slots_used_;
   } else if (slot.head == kNone) {
     slot.head = slot.tail = index;

@@ -66,8 +66,9 @@ class JsonPatch {
   // remove of that pointer finds), `tail` the last one made (its pointer is the key). Several ops
   // share a pointer only in odd sequences (an added object overwritten by a scalar, then a set
   // below it again; appends to an existing array), and only the head is ever dropped.
+  // 16 bytes: a 1.5 million-op patch (a 3 MiB hostile body) needs a 4 million-slot table.
   struct Slot {
-    std::uint64_t hash;
+    std::uint32_t hash;        // the pointer's hash folded to 32 bits (where to start, and a check)
     std::uint32_t generation;  // in use in this patch when equal to generation_
     std::uint32_t head;
     std::uint32_t tail;
@@ -86,7 +87,7 @@ class JsonPatch {
   // The slot of `pointer` in this patch, or nullptr.
   Slot* find_slot(std::string_view pointer, std::uint64_t hash);
   // Where `pointer` is or would go; slots_ must have a free slot.
-  std::size_t probe(std::string_view pointer, std::uint64_t hash) const;
+  std::size_t probe(std::string_view pointer, std::uint32_t hash) const;
   void grow_index();
   // The first live op at `pointer`, or nullptr.
   Op* first_op(std::string_view pointer, std::uint64_t hash);
