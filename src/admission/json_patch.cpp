@@ -137,8 +137,7 @@ void JsonPatch::reset(const JsonValue* object) {
   if (ops_.capacity() > kRetainedOps) std::vector<Op>().swap(ops_);
   if (slots_.size() > kRetainedSlots) std::vector<Slot>().swap(slots_);
   slots_used_ = 0;
-  walked_.resize(1);
-  walked_[0] = WalkStep{0, false, object};
+  walked_.clear();
   walked_pointer_.clear();
   if (++generation_ == 0) {
     // Once in 2^32 patches the stamps wrap: clear them for real.
@@ -255,19 +254,19 @@ const JsonValue* JsonPatch::resume_walk(std::size_t& depth) {
   while (same < limit && pointer_[same] == walked_pointer_[same]) ++same;
   // Whole segments in common, of the same kind; the last segment is always looked up afresh.
   std::size_t k = 0;
-  while (k + 1 < walked_.size() && k + 1 < segments && walked_[k + 1].end <= same &&
-         walked_[k + 1].end == prefixes_[k + 1].end &&
-         walked_[k + 1].index == (segments_[k].kind == FieldPath::Kind::kIndex)) {
+  while (k < walked_.size() && k + 1 < segments && walked_[k].end <= same &&
+         walked_[k].end == prefixes_[k + 1].end &&
+         walked_[k].index == (segments_[k].kind == FieldPath::Kind::kIndex)) {
     ++k;
   }
-  walked_.resize(k + 1);
-  walked_pointer_.resize(walked_[k].end);
+  walked_.resize(k);
+  walked_pointer_.resize(k == 0 ? 0 : walked_[k - 1].end);
   depth = k;
-  return walked_[k].node;
+  return k == 0 ? object_ : walked_[k - 1].node;
 }
 
 void JsonPatch::walked_to(const JsonValue* node) {
-  const std::size_t k = walked_.size();
+  const std::size_t k = walked_.size() + 1;
   const std::size_t end = prefixes_[k].end;
   walked_pointer_.append(pointer_, walked_pointer_.size(), end - walked_pointer_.size());
   walked_.push_back(WalkStep{end, segments_[k - 1].kind == FieldPath::Kind::kIndex, node});

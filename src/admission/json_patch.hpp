@@ -97,7 +97,7 @@ class JsonPatch {
   // Where the walk of the object as it arrived starts for pointer_: the value at its first
   // `depth` segments, known from the last walk (the object root when none is shared).
   const JsonValue* resume_walk(std::size_t& depth);
-  // The walk reached `node` at the first walked_.size() segments of pointer_ and goes on below
+  // The walk reached `node` at the first walked_.size() + 1 segments of pointer_ and goes on below
   // it (so neither absent nor null: a set stopping there must still see it).
   void walked_to(const JsonValue* node);
   // The op whose added object holds pointer_ below it, and how many path segments its own
@@ -120,7 +120,7 @@ class JsonPatch {
   std::vector<Slot> slots_;
   std::size_t slots_used_ = 0;
   std::uint32_t generation_ = 1;
-  // The last walk of the object as it arrived: walked_[k] is the value at the first k segments
+  // The last walk of the object as it arrived: walked_[k - 1] is the value at the first k segments
   // of walked_pointer_ (the pointer up to where that walk went on below a value). A mutator sets
   // fields of one element after another, so consecutive paths share all but their last segment or
   // two; without this, every set looked each segment up again, and a member lookup scans its object
