@@ -51,6 +51,24 @@ constexpr std::size_t kRetainedOps = 4096;
 constexpr std::size_t kRetainedSlots = 2 * kRetainedOps;
 constexpr std::size_t kMinSlots = 64;
 
+// Up to this many ops (every ordinary review: a mutator sets a handful), a lookup compares the
+// pointer with each op's: hashing it would cost more (the hash's multiplies are a dependent chain,
+// ~50 ns a pointer). The index is built when the patch grows past it.
+constexpr std::size_t kScanOps = 8;
+
+// The hash of a whole pointer, token by token as prefix_hash makes it.
+std::uint64_t hash_pointer(std::string_view pointer) {
+  std::uint64_t hash = kRootHash;
+  for (std::size_t at = 0; at < pointer.size();) {
+    const std::size_t from = at + 1;  // past the '/'
+    std::size_t to = pointer.find('/', from);
+    if (to == std::string_view::npos) to = pointer.size();
+    hash = extend_hash(hash, pointer.substr(from, to - from));
+    at = to;
+  }
+  return hash;
+}
+
 // The first '~' or '/' (the bytes RFC 6901 escapes) in token[from..], or token.size().
 std::size_t next_escaped(std::string_view token, std::size_t from) {
   constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
@@ -136,6 +154,7 @@ void JsonPatch::reset(const JsonValue* object) {
   allocator_.Clear();
   if (ops_.capacity() > kRetainedOps) std::vector<Op>().swap(ops_);
   if (slots_.size() > kRetainedSlots) std::vector<Slot>().swap(slots_);
+  indexed_ = false;
   slots_used_ = 0;
   walked_.clear();
   walked_pointer_.clear();
@@ -171,26 +190,53 @@ void JsonPatch::grow_index() {
   }
 }
 
-JsonPatch::Op* JsonPatch::first_op(std::string_view pointer, std::uint64_t hash) {
-  Slot* slot = find_slot(pointer, hash);
+JsonPatch::Op* JsonPatch::first_op() {
+  const std::string_view full = pointer_;
+  if (!indexed_) {
+    for (std::size_t i = 0; i < used_; ++i) {
+      if (ops_[i].live && ops_[i].pointer == full) return &ops_[i];
+    }
+    return nullptr;
+  }
+  Slot* slot = find_slot(full, prefix_hash(prefixes_.size() - 1));
   return slot == nullptr || slot->head == kNone ? nullptr : &ops_[slot->head];
 }
 
-JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, std::uint64_t hash,
-                                 JsonValue&& value) {
+void JsonPatch::drop(Op& op) {
+  op.live = false;
+  --live_;
+  if (!indexed_) return;
+  // `op` is the first live op at pointer_ (first_op found it): the head of its slot.
+  Slot& slot = *find_slot(pointer_, prefix_hash(prefixes_.size() - 1));
+  slot.head = slot.head == slot.tail ? kNone : op.next;
+}
+
+void JsonPatch::add_op(OpKind kind, std::size_t k, bool dash, JsonValue&& value) {
   if (used_ == ops_.size()) ops_.push_back(Op{kind, false, kNone, {}, JsonValue()});
   const auto index = static_cast<std::uint32_t>(used_++);
   Op& op = ops_[index];
   op.kind = kind;
   op.live = true;
   op.next = kNone;
-  op.pointer.assign(pointer);
+  op.pointer.assign(pointer_, 0, prefixes_[k].end);
+  if (dash) op.pointer.append("/-");
   op.value = std::move(value);
   ++live_;
   added_object_ = added_object_ || op.value.IsObject();
+  if (indexed_) {
+    const std::uint64_t hash = prefix_hash(k);
+    index_op(index, dash ? extend_hash(hash, "-") : hash);
+  } else if (used_ > kScanOps) {
+    indexed_ = true;
+    for (std::size_t i = 0; i < used_; ++i) {
+      if (ops_[i].live) index_op(static_cast<std::uint32_t>(i), hash_pointer(ops_[i].pointer));
+    }
+  }
+}
 
+void JsonPatch::index_op(std::uint32_t index, std::uint64_t hash) {
   if (2 * (slots_used_ + 1) > slots_.size()) grow_index();
-  Slot& slot = slots_[probe(op.pointer, fold(hash))];
+  Slot& slot = slots_[probe(ops_[index].pointer, fold(hash))];
   if (slot.generation != generation_) {
     slot = Slot{fold(hash), generation_, index, index};
     ++slots_used_;
@@ -200,25 +246,15 @@ JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, std::uin
     ops_[slot.tail].next = index;
     slot.tail = index;
   }
-  return op;
-}
-
-void JsonPatch::drop_head(Slot& slot) {
-  Op& op = ops_[slot.head];
-  op.live = false;
-  --live_;
-  slot.head = slot.head == slot.tail ? kNone : op.next;
 }
 
 void JsonPatch::prepare(const FieldPath& path) {
   path.segments(segments_);
   pointer_.clear();
   prefixes_.clear();
-  std::uint64_t hash = kRootHash;
-  prefixes_.push_back(Prefix{0, hash});
+  prefixes_.push_back(Prefix{0, kRootHash});
   for (const Segment& seg : segments_) {
     pointer_.push_back('/');
-    const std::size_t start = pointer_.size();
     if (seg.kind == FieldPath::Kind::kIndex) {
       char digits[20];
       const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, seg.index);
@@ -226,9 +262,19 @@ void JsonPatch::prepare(const FieldPath& path) {
     } else {
       append_pointer_token(pointer_, seg.name);
     }
-    hash = extend_hash(hash, std::string_view(pointer_).substr(start));
-    prefixes_.push_back(Prefix{pointer_.size(), hash});
+    prefixes_.push_back(Prefix{pointer_.size(), 0});
   }
+  hashed_ = 0;
+}
+
+std::uint64_t JsonPatch::prefix_hash(std::size_t k) {
+  for (; hashed_ < k; ++hashed_) {
+    const std::size_t from = prefixes_[hashed_].end + 1;  // past the '/'
+    prefixes_[hashed_ + 1].hash =
+        extend_hash(prefixes_[hashed_].hash,
+                    std::string_view(pointer_).substr(from, prefixes_[hashed_ + 1].end - from));
+  }
+  return prefixes_[k].hash;
 }
 
 void JsonPatch::set(const FieldPath& path, std::int64_t value) {
@@ -276,8 +322,6 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   auto& alloc = allocator_;
   prepare(path);
   const std::vector<Segment>& segs = segments_;
-  const std::string& full = pointer_;
-  const std::uint64_t full_hash = prefixes_.back().hash;
 
   // Wraps `value` into the objects named by segs[from..] (the array for an append).
   auto nest = [&](std::size_t from) {
@@ -298,7 +342,7 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   };
 
   // The same target again: the later value wins; an append joins the array it added.
-  if (Op* op = first_op(full, full_hash)) {
+  if (Op* op = first_op()) {
     if (append && op->value.IsArray()) {
       op->value.PushBack(value, alloc);
     } else if (!append) {
@@ -353,17 +397,15 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
     if (next == nullptr || next->IsNull()) {
       // Absent (add) or null (replace): one op holding everything below.
       const OpKind kind = next == nullptr ? OpKind::kAdd : OpKind::kReplace;
-      const Prefix& prefix = prefixes_[i + 1];
-      add_op(kind, std::string_view(full).substr(0, prefix.end), prefix.hash, nest(i + 1));
+      add_op(kind, i + 1, false, nest(i + 1));
       return;
     }
     if (last) {
       if (append) {
         if (!next->IsArray()) return;
-        pointer_ += "/-";
-        add_op(OpKind::kAdd, pointer_, extend_hash(full_hash, "-"), std::move(value));
+        add_op(OpKind::kAdd, segs.size(), true, std::move(value));
       } else {
-        add_op(OpKind::kReplace, full, full_hash, std::move(value));
+        add_op(OpKind::kReplace, segs.size(), false, std::move(value));
       }
       return;
     }
@@ -374,13 +416,25 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
 
 JsonPatch::Op* JsonPatch::added_parent(std::size_t& depth) {
   if (!added_object_) return nullptr;
+  if (!indexed_) {
+    for (std::size_t i = 0; i < used_; ++i) {
+      Op& op = ops_[i];
+      const std::size_t n = op.pointer.size();
+      if (!op.live || !op.value.IsObject() || pointer_.size() <= n ||
+          pointer_.compare(0, n, op.pointer) != 0 || pointer_[n] != '/') {
+        continue;
+      }
+      depth = static_cast<std::size_t>(std::count(op.pointer.begin(), op.pointer.end(), '/'));
+      return &op;
+    }
+    return nullptr;
+  }
   // Each proper prefix of the pointer that ends before a '/', shortest first. The ops holding an
   // object are never below one another (a set below one writes into it), and at one pointer only
   // the last op made can hold one (a new op there needs the earlier ones not to), so the first
-  // hit is the op the patch adds everything below it in.
+  // hit is the op the scan above finds.
   for (std::size_t k = 1; k + 1 < prefixes_.size(); ++k) {
-    Slot* slot =
-        find_slot(std::string_view(pointer_).substr(0, prefixes_[k].end), prefixes_[k].hash);
+    Slot* slot = find_slot(std::string_view(pointer_).substr(0, prefixes_[k].end), prefix_hash(k));
     if (slot == nullptr || slot->head == kNone) continue;
     Op& op = ops_[slot->tail];
     if (!op.value.IsObject()) continue;
@@ -393,14 +447,11 @@ JsonPatch::Op* JsonPatch::added_parent(std::size_t& depth) {
 void JsonPatch::remove(const FieldPath& path) {
   prepare(path);
   const std::vector<Segment>& segs = segments_;
-  const std::string& full = pointer_;
-  const std::uint64_t full_hash = prefixes_.back().hash;
-  if (Slot* slot = find_slot(full, full_hash); slot != nullptr && slot->head != kNone) {
-    Op& op = ops_[slot->head];
-    if (op.kind == OpKind::kAdd) {
-      drop_head(*slot);  // it was absent: nothing to remove
+  if (Op* op = first_op()) {
+    if (op->kind == OpKind::kAdd) {
+      drop(*op);  // it was absent: nothing to remove
     } else {
-      op.kind = OpKind::kRemove;
+      op->kind = OpKind::kRemove;
     }
     return;
   }
@@ -436,7 +487,7 @@ void JsonPatch::remove(const FieldPath& path) {
     // Only what a set walks through: a set reaching a null there replaces it.
     if (cur != nullptr && !cur->IsNull() && i + 1 < segs.size()) walked_to(cur);
   }
-  if (cur != nullptr) add_op(OpKind::kRemove, full, full_hash, JsonValue());
+  if (cur != nullptr) add_op(OpKind::kRemove, segs.size(), false, JsonValue());
 }
 
 void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {

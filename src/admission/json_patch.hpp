@@ -23,9 +23,9 @@ namespace kpw {
 // Paths are FieldPaths from the object root (`FieldPath::root("spec")` is `/spec`); an index
 // segment must name an existing array element.
 // Each set, append and remove takes time in the length of its path whatever the patch already
-// holds (a hostile object can make a mutator set hundreds of thousands of defaults): ops are found
-// through a hash index of their pointers, and a dropped op stays in place, marked, so the others
-// keep their order (that of the first set of each target).
+// holds (a hostile object can make a mutator set hundreds of thousands of defaults): beyond a few
+// ops, they are found through a hash index of their pointers; a dropped op stays in place, marked,
+// so the others keep their order (that of the first set of each target).
 class JsonPatch {
  public:
   JsonPatch();
@@ -73,24 +73,30 @@ class JsonPatch {
     std::uint32_t head;
     std::uint32_t tail;
   };
-  // The pointer of the first k path segments ends at `end` in pointer_ and hashes to `hash`.
+  // The pointer of the first k path segments ends at `end` in pointer_ and hashes to `hash` (once
+  // prefix_hash has reached k).
   struct Prefix {
     std::size_t end;
     std::uint64_t hash;
   };
   std::span<const Op> ops() const { return {ops_.data(), used_}; }
-  // A new last op, in the index under `hash` (of `pointer`). Ops are kept from patch to patch, so
-  // their pointers reuse their capacity.
-  Op& add_op(OpKind kind, std::string_view pointer, std::uint64_t hash, JsonValue&& value);
-  // Drops the first live op at `slot`'s pointer.
-  void drop_head(Slot& slot);
+  // A new last op at the pointer of the first k segments of pointer_ (with `/-` after it when
+  // `dash`). Ops are kept from patch to patch, so their pointers reuse their capacity.
+  void add_op(OpKind kind, std::size_t k, bool dash, JsonValue&& value);
+  // Files op `index` in the index under `hash` (of its pointer).
+  void index_op(std::uint32_t index, std::uint64_t hash);
+  // Drops `op`, the first live op at pointer_.
+  void drop(Op& op);
   // The slot of `pointer` in this patch, or nullptr.
   Slot* find_slot(std::string_view pointer, std::uint64_t hash);
   // Where `pointer` is or would go; slots_ must have a free slot.
   std::size_t probe(std::string_view pointer, std::uint32_t hash) const;
   void grow_index();
-  // The first live op at `pointer`, or nullptr.
-  Op* first_op(std::string_view pointer, std::uint64_t hash);
+  // The first live op at pointer_, or nullptr.
+  Op* first_op();
+  // The hash of the pointer of the first k segments of pointer_ (computed on demand: a patch
+  // small enough to be scanned never needs one).
+  std::uint64_t prefix_hash(std::size_t k);
   // Segments and pointer of `path` into segments_, pointer_ and prefixes_.
   void prepare(const FieldPath& path);
   void put(const FieldPath& path, JsonValue&& value, bool append);
@@ -117,6 +123,8 @@ class JsonPatch {
   // The index from pointer to ops: open addressing over a power-of-two table, at most half full.
   // A slot is in use only when stamped with this patch's generation, so `reset` clears it in
   // O(1) whatever capacity an earlier patch left.
+  // Until the patch has more than a few ops it is scanned instead (indexed_ false, slots unused).
+  bool indexed_ = false;
   std::vector<Slot> slots_;
   std::size_t slots_used_ = 0;
   std::uint32_t generation_ = 1;
@@ -137,6 +145,7 @@ class JsonPatch {
   std::vector<FieldPath::Segment> segments_;
   std::string pointer_;
   std::vector<Prefix> prefixes_;
+  std::size_t hashed_ = 0;  // prefixes_[0, hashed_] have their hash
 };
 
 // Appends the RFC 6901 escape of one reference token.

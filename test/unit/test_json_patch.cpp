@@ -4,6 +4,8 @@
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <iterator>
+#include <random>
 #include <string>
 
 #include "admission/json_patch.hpp"
@@ -514,4 +516,77 @@ TEST_CASE("patch: pointer tokens escape ~ and / at every position of a long toke
       }
     }
   }
+}
+
+TEST_CASE("patch: a patch finds what it holds alike whether it scans its few ops or indexes them") {
+  // The same random calls on two patches, one started with a dozen sets elsewhere (so it indexes
+  // its ops from the first call on), the other not (so it scans its ops until it holds nine): past
+  // those first ops, both must render the same.
+  const std::string object =
+      R"({"spec":{"pad":[{},{},{},{},{},{},{},{},{},{},{},{}],"a":{"b":1,"n":null},"n":null,)"
+      R"("arr":["x"],"o":{"0":{"k":"v"}}}})";
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath pad = spec.child("pad");
+  const FieldPath a = spec.child("a");
+  const FieldPath ab = a.child("b");
+  const FieldPath an = a.child("n");
+  const FieldPath n = spec.child("n");
+  const FieldPath fresh = spec.child("fresh");
+  const FieldPath fresh_x = fresh.child("x");
+  const FieldPath arr = spec.child("arr");
+  const FieldPath o = spec.child("o");
+  const FieldPath o0 = o.key("0");
+  const FieldPath status = FieldPath::root("status");  // absent: added whole
+  const FieldPath* const parents[] = {&spec, &a, &ab, &an,      &n,     &fresh,
+                                      &arr,  &o, &o0, &fresh_x, &status};
+  const std::string_view names[] = {"b", "c", "k", "x", "0"};
+  constexpr int kPadOps = 12;
+
+  JsonArena arena;
+  std::string text = object;
+  REQUIRE(arena.parse_in_place(text).ok);
+  JsonPatch scanned;
+  JsonPatch indexed;
+  std::mt19937 random(20261123);
+  int compared_ops = 0;
+  for (int run = 0; run < 3000; ++run) {
+    scanned.reset(&arena.document());
+    indexed.reset(&arena.document());
+    for (int i = 0; i < kPadOps; ++i) {
+      const FieldPath item = pad.index(static_cast<std::size_t>(i));
+      indexed.set(item.child("p"), true);
+    }
+    const int calls = 1 + static_cast<int>(random() % 24);
+    for (int c = 0; c < calls; ++c) {
+      const FieldPath& parent = *parents[random() % std::size(parents)];
+      const FieldPath child = parent.child(names[random() % std::size(names)]);
+      const FieldPath& at = random() % 4 == 0 ? parent : child;
+      const auto call = random() % 6;
+      for (JsonPatch* p : {&scanned, &indexed}) {
+        if (call == 0) {
+          p->remove(at);
+        } else if (call == 1) {
+          p->append(at, "v");
+        } else if (call == 2) {
+          p->set(at, std::int64_t{c});
+        } else {
+          p->set(at, std::string_view("s"));
+        }
+      }
+    }
+    std::string want;
+    scanned.render(want);
+    std::string got;
+    indexed.render(got);
+    rapidjson::Document doc;
+    doc.Parse(got.c_str());
+    REQUIRE(doc.IsArray());
+    REQUIRE(doc.Size() >= kPadOps);
+    doc.Erase(doc.Begin(), doc.Begin() + kPadOps);  // the dozen sets elsewhere
+    compared_ops += static_cast<int>(doc.Size());
+    INFO("run " << run << ": " << want);
+    REQUIRE(to_text(doc) == want);
+    CHECK(scanned.empty() == (want == "[]"));
+  }
+  CHECK(compared_ops > 10'000);
 }
