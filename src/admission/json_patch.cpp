@@ -4,8 +4,9 @@
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-
+#include <bit>
 #include <charconv>
+#include <cstring>
 #include <string>
 #include <utility>
 
@@ -14,19 +15,80 @@ namespace {
 
 using Segment = FieldPath::Segment;
 
-// The JSON pointer of segs[0, count), into `out`.
-void pointer_of(const std::vector<Segment>& segs, std::size_t count, std::string& out) {
-  out.clear();
-  for (std::size_t i = 0; i < count; ++i) {
-    out.push_back('/');
-    if (segs[i].kind == FieldPath::Kind::kIndex) {
-      char digits[20];
-      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, segs[i].index);
-      out.append(digits, end);
-    } else {
-      append_pointer_token(out, segs[i].name);
-    }
+// Extends the hash of a pointer by one more reference token (as escaped in the pointer). A
+// pointer hashes token by token, so every prefix of it ending before a '/' has its hash on the
+// way, and a prefix lookup costs no rehashing.
+std::uint64_t extend_hash(std::uint64_t h, std::string_view token) {
+  constexpr std::uint64_t kMul = 0x9E3779B97F4A7C15ULL;
+  auto mix = [&](std::uint64_t word) {
+    h = (h ^ word) * kMul;
+    h ^= h >> 32;
+  };
+  mix(token.size());  // the token boundary: "/ab" and "/a/b" differ
+  std::size_t i = 0;
+  for (; i + 8 <= token.size(); i += 8) {
+    std::uint64_t word;
+    std::memcpy(&word, token.data() + i, 8);
+    mix(word);
   }
+  if (i < token.size()) {
+    std::uint64_t word = 0;
+    std::memcpy(&word, token.data() + i, token.size() - i);
+    mix(word);
+  }
+  return h;
+}
+
+constexpr std::uint64_t kRootHash = 0x243F6A8885A308D3ULL;
+
+// What the index keeps of a hash.
+std::uint32_t fold(std::uint64_t hash) { return static_cast<std::uint32_t>(hash ^ (hash >> 32)); }
+
+// Beyond these, `reset` releases the ops and the index: a thread that once built a huge patch
+// does not keep hundreds of MB for the small patches that follow (typical patches have a handful
+// of ops and keep theirs, so the steady state allocates nothing).
+constexpr std::size_t kRetainedOps = 4096;
+constexpr std::size_t kRetainedSlots = 2 * kRetainedOps;
+constexpr std::size_t kMinSlots = 64;
+
+// Up to this many ops (every ordinary review: a mutator sets a handful), a lookup compares the
+// pointer with each op's: hashing it would cost more (the hash's multiplies are a dependent chain,
+// ~50 ns a pointer). The index is built when the patch grows past it.
+constexpr std::size_t kScanOps = 8;
+
+// The hash of a whole pointer, token by token as prefix_hash makes it.
+std::uint64_t hash_pointer(std::string_view pointer) {
+  std::uint64_t hash = kRootHash;
+  for (std::size_t at = 0; at < pointer.size();) {
+    const std::size_t from = at + 1;  // past the '/'
+    std::size_t to = pointer.find('/', from);
+    if (to == std::string_view::npos) to = pointer.size();
+    hash = extend_hash(hash, pointer.substr(from, to - from));
+    at = to;
+  }
+  return hash;
+}
+
+// The first '~' or '/' (the bytes RFC 6901 escapes) in token[from..], or token.size().
+std::size_t next_escaped(std::string_view token, std::size_t from) {
+  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
+  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
+  std::size_t i = from;
+  for (; i + 8 <= token.size(); i += 8) {
+    std::uint64_t w;
+    std::memcpy(&w, token.data() + i, 8);
+    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
+    // A zero byte of w ^ c is a byte equal to c. Borrows can flag a byte above a real match,
+    // never below one, so the lowest flagged byte is exact.
+    const std::uint64_t tilde = w ^ (kOnes * '~');
+    const std::uint64_t slash = w ^ (kOnes * '/');
+    const std::uint64_t hit = (((tilde - kOnes) & ~tilde) | ((slash - kOnes) & ~slash)) & kHighBits;
+    if (hit != 0) return i + (std::countr_zero(hit) >> 3);
+  }
+  for (; i < token.size(); ++i) {
+    if (token[i] == '~' || token[i] == '/') return i;
+  }
+  return token.size();
 }
 
 // A RapidJSON output stream appending to a std::string (no intermediate buffer).
@@ -39,7 +101,8 @@ struct StringOutput {
 
 // The member named by `seg` in `obj` (any value, null included), or nullptr.
 const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
-  const JsonValue key(rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
+  const JsonValue key(
+      rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
   auto it = obj.FindMember(key);
   return it == obj.MemberEnd() ? nullptr : &it->value;
 }
@@ -47,15 +110,15 @@ const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
 }  // namespace
 
 void append_pointer_token(std::string& out, std::string_view token) {
-  for (char c : token) {
-    if (c == '~') {
-      out += "~0";
-    } else if (c == '/') {
-      out += "~1";
-    } else {
-      out.push_back(c);
-    }
+  // Runs without '~' or '/' are found eight bytes at a time and copied whole: byte by byte, this
+  // was a third of what a set costs.
+  std::size_t run = 0;
+  for (std::size_t i = next_escaped(token, 0); i < token.size(); i = next_escaped(token, i + 1)) {
+    out.append(token.data() + run, i - run);
+    out.append(token[i] == '~' ? "~0" : "~1", 2);
+    run = i + 1;
   }
+  out.append(token.data() + run, token.size() - run);
 }
 
 void append_base64(std::string& out, std::string_view bytes) {
@@ -86,23 +149,132 @@ JsonPatch::JsonPatch() : allocator_(chunk_, sizeof(chunk_)) {}
 void JsonPatch::reset(const JsonValue* object) {
   object_ = object;
   used_ = 0;
+  live_ = 0;
+  added_object_ = false;
   allocator_.Clear();
+  if (ops_.capacity() > kRetainedOps) std::vector<Op>().swap(ops_);
+  if (slots_.size() > kRetainedSlots) std::vector<Slot>().swap(slots_);
+  indexed_ = false;
+  slots_used_ = 0;
+  walked_.clear();
+  walked_pointer_.clear();
+  if (++generation_ == 0) {
+    // Once in 2^32 patches the stamps wrap: clear them for real.
+    for (Slot& slot : slots_) slot.generation = 0;
+    generation_ = 1;
+  }
 }
 
-JsonPatch::Op& JsonPatch::add_op(OpKind kind, std::string_view pointer, JsonValue&& value) {
-  if (used_ == ops_.size()) ops_.push_back(Op{kind, {}, JsonValue()});
-  Op& op = ops_[used_++];
+std::size_t JsonPatch::probe(std::string_view pointer, std::uint32_t hash) const {
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = (hash ^ (hash >> 15)) & mask;; i = (i + 1) & mask) {
+    const Slot& slot = slots_[i];
+    if (slot.generation != generation_) return i;
+    if (slot.hash == hash && ops_[slot.tail].pointer == pointer) return i;
+  }
+}
+
+JsonPatch::Slot* JsonPatch::find_slot(std::string_view pointer, std::uint64_t hash) {
+  if (slots_used_ == 0) return nullptr;
+  Slot& slot = slots_[probe(pointer, fold(hash))];
+  return slot.generation == generation_ ? &slot : nullptr;
+}
+
+void JsonPatch::grow_index() {
+  std::vector<Slot> old;
+  old.swap(slots_);
+  slots_.assign(std::max(kMinSlots, 2 * old.size()), Slot{0, 0, kNone, kNone});
+  for (const Slot& slot : old) {
+    if (slot.generation != generation_) continue;
+    slots_[probe(ops_[slot.tail].pointer, slot.hash)] = slot;
+  }
+}
+
+JsonPatch::Op* JsonPatch::first_op() {
+  const std::string_view full = pointer_;
+  if (!indexed_) {
+    for (std::size_t i = 0; i < used_; ++i) {
+      if (ops_[i].live && ops_[i].pointer == full) return &ops_[i];
+    }
+    return nullptr;
+  }
+  Slot* slot = find_slot(full, prefix_hash(prefixes_.size() - 1));
+  return slot == nullptr || slot->head == kNone ? nullptr : &ops_[slot->head];
+}
+
+void JsonPatch::drop(Op& op) {
+  op.live = false;
+  --live_;
+  if (!indexed_) return;
+  // `op` is the first live op at pointer_ (first_op found it): the head of its slot.
+  Slot& slot = *find_slot(pointer_, prefix_hash(prefixes_.size() - 1));
+  slot.head = slot.head == slot.tail ? kNone : op.next;
+}
+
+void JsonPatch::add_op(OpKind kind, std::size_t k, bool dash, JsonValue&& value) {
+  if (used_ == ops_.size()) ops_.push_back(Op{kind, false, kNone, {}, JsonValue()});
+  const auto index = static_cast<std::uint32_t>(used_++);
+  Op& op = ops_[index];
   op.kind = kind;
-  op.pointer.assign(pointer);
+  op.live = true;
+  op.next = kNone;
+  op.pointer.assign(pointer_, 0, prefixes_[k].end);
+  if (dash) op.pointer.append("/-");
   op.value = std::move(value);
-  return op;
+  ++live_;
+  added_object_ = added_object_ || op.value.IsObject();
+  if (indexed_) {
+    const std::uint64_t hash = prefix_hash(k);
+    index_op(index, dash ? extend_hash(hash, "-") : hash);
+  } else if (used_ > kScanOps) {
+    indexed_ = true;
+    for (std::size_t i = 0; i < used_; ++i) {
+      if (ops_[i].live) index_op(static_cast<std::uint32_t>(i), hash_pointer(ops_[i].pointer));
+    }
+  }
 }
 
-void JsonPatch::erase_op(std::size_t i) {
-  std::rotate(ops_.begin() + static_cast<std::ptrdiff_t>(i),
-              ops_.begin() + static_cast<std::ptrdiff_t>(i) + 1,
-              ops_.begin() + static_cast<std::ptrdiff_t>(used_));
-  --used_;
+void JsonPatch::index_op(std::uint32_t index, std::uint64_t hash) {
+  if (2 * (slots_used_ + 1) > slots_.size()) grow_index();
+  Slot& slot = slots_[probe(ops_[index].pointer, fold(hash))];
+  if (slot.generation != generation_) {
+    slot = Slot{fold(hash), generation_, index, index};
+    ++slots_used_;
+  } else if (slot.head == kNone) {
+    slot.head = slot.tail = index;
+  } else {
+    ops_[slot.tail].next = index;
+    slot.tail = index;
+  }
+}
+
+void JsonPatch::prepare(const FieldPath& path) {
+  path.segments(segments_);
+  pointer_.clear();
+  prefixes_.clear();
+  prefixes_.push_back(Prefix{0, kRootHash});
+  for (const Segment& seg : segments_) {
+    pointer_.push_back('/');
+    if (seg.kind == FieldPath::Kind::kIndex) {
+      char digits[20];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, seg.index);
+      pointer_.append(digits, end);
+    } else {
+      append_pointer_token(pointer_, seg.name);
+    }
+    prefixes_.push_back(Prefix{pointer_.size(), 0});
+  }
+  hashed_ = 0;
+}
+
+std::uint64_t JsonPatch::prefix_hash(std::size_t k) {
+  for (; hashed_ < k; ++hashed_) {
+    const std::size_t from = prefixes_[hashed_].end + 1;  // past the '/'
+    prefixes_[hashed_ + 1].hash =
+        extend_hash(prefixes_[hashed_].hash,
+                    std::string_view(pointer_).substr(from, prefixes_[hashed_ + 1].end - from));
+  }
+  return prefixes_[k].hash;
 }
 
 void JsonPatch::set(const FieldPath& path, std::int64_t value) {
@@ -121,12 +293,35 @@ void JsonPatch::append(const FieldPath& path, std::string_view value) {
   put(path, std::move(v), true);
 }
 
+const JsonValue* JsonPatch::resume_walk(std::size_t& depth) {
+  const std::size_t segments = prefixes_.size() - 1;
+  const std::size_t limit = std::min(pointer_.size(), walked_pointer_.size());
+  std::size_t same = 0;
+  while (same < limit && pointer_[same] == walked_pointer_[same]) ++same;
+  // Whole segments in common, of the same kind; the last segment is always looked up afresh.
+  std::size_t k = 0;
+  while (k < walked_.size() && k + 1 < segments && walked_[k].end <= same &&
+         walked_[k].end == prefixes_[k + 1].end &&
+         walked_[k].index == (segments_[k].kind == FieldPath::Kind::kIndex)) {
+    ++k;
+  }
+  walked_.resize(k);
+  walked_pointer_.resize(k == 0 ? 0 : walked_[k - 1].end);
+  depth = k;
+  return k == 0 ? object_ : walked_[k - 1].node;
+}
+
+void JsonPatch::walked_to(const JsonValue* node) {
+  const std::size_t k = walked_.size() + 1;
+  const std::size_t end = prefixes_[k].end;
+  walked_pointer_.append(pointer_, walked_pointer_.size(), end - walked_pointer_.size());
+  walked_.push_back(WalkStep{end, segments_[k - 1].kind == FieldPath::Kind::kIndex, node});
+}
+
 void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   auto& alloc = allocator_;
-  std::vector<Segment>& segs = segments_;
-  path.segments(segs);
-  pointer_of(segs, segs.size(), pointer_);
-  const std::string& full = pointer_;
+  prepare(path);
+  const std::vector<Segment>& segs = segments_;
 
   // Wraps `value` into the objects named by segs[from..] (the array for an append).
   auto nest = [&](std::size_t from) {
@@ -147,19 +342,18 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   };
 
   // The same target again: the later value wins; an append joins the array it added.
-  for (Op& op : ops()) {
-    if (op.pointer != full) continue;
-    if (append && op.value.IsArray()) {
-      op.value.PushBack(value, alloc);
+  if (Op* op = first_op()) {
+    if (append && op->value.IsArray()) {
+      op->value.PushBack(value, alloc);
     } else if (!append) {
-      op.value = std::move(value);
+      op->value = std::move(value);
     }
     return;
   }
 
   // Below an object this patch already adds: write into that op's value.
   std::size_t depth = 0;
-  if (Op* parent = added_parent(full, depth)) {
+  if (Op* parent = added_parent(depth)) {
     JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size(); ++i) {
       if (segs[i].kind == FieldPath::Kind::kIndex || !cur->IsObject()) return;
@@ -187,8 +381,9 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   }
 
   // Walk the object as it arrived to find the outermost missing parent.
-  const JsonValue* cur = object_;
-  for (std::size_t i = 0; i < segs.size(); ++i) {
+  std::size_t from = 0;
+  const JsonValue* cur = resume_walk(from);
+  for (std::size_t i = from; i < segs.size(); ++i) {
     const bool last = i + 1 == segs.size();
     if (cur == nullptr) return;
     const JsonValue* next = nullptr;
@@ -202,54 +397,67 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
     if (next == nullptr || next->IsNull()) {
       // Absent (add) or null (replace): one op holding everything below.
       const OpKind kind = next == nullptr ? OpKind::kAdd : OpKind::kReplace;
-      pointer_of(segs, i + 1, prefix_);
-      add_op(kind, prefix_, nest(i + 1));
+      add_op(kind, i + 1, false, nest(i + 1));
       return;
     }
     if (last) {
       if (append) {
         if (!next->IsArray()) return;
-        add_op(OpKind::kAdd, full, std::move(value)).pointer += "/-";
+        add_op(OpKind::kAdd, segs.size(), true, std::move(value));
       } else {
-        add_op(OpKind::kReplace, full, std::move(value));
+        add_op(OpKind::kReplace, segs.size(), false, std::move(value));
       }
       return;
     }
     cur = next;
+    walked_to(cur);
   }
 }
 
-JsonPatch::Op* JsonPatch::added_parent(std::string_view pointer, std::size_t& depth) {
-  for (Op& op : ops()) {
-    if (!op.value.IsObject() || pointer.size() <= op.pointer.size() ||
-        pointer.substr(0, op.pointer.size()) != op.pointer || pointer[op.pointer.size()] != '/') {
-      continue;
+JsonPatch::Op* JsonPatch::added_parent(std::size_t& depth) {
+  if (!added_object_) return nullptr;
+  if (!indexed_) {
+    for (std::size_t i = 0; i < used_; ++i) {
+      Op& op = ops_[i];
+      const std::size_t n = op.pointer.size();
+      if (!op.live || !op.value.IsObject() || pointer_.size() <= n ||
+          pointer_.compare(0, n, op.pointer) != 0 || pointer_[n] != '/') {
+        continue;
+      }
+      depth = static_cast<std::size_t>(std::count(op.pointer.begin(), op.pointer.end(), '/'));
+      return &op;
     }
-    depth = 0;
-    for (char c : op.pointer) depth += c == '/';
+    return nullptr;
+  }
+  // Each proper prefix of the pointer that ends before a '/', shortest first. The ops holding an
+  // object are never below one another (a set below one writes into it), and at one pointer only
+  // the last op made can hold one (a new op there needs the earlier ones not to), so the first
+  // hit is the op the scan above finds.
+  for (std::size_t k = 1; k + 1 < prefixes_.size(); ++k) {
+    Slot* slot = find_slot(std::string_view(pointer_).substr(0, prefixes_[k].end), prefix_hash(k));
+    if (slot == nullptr || slot->head == kNone) continue;
+    Op& op = ops_[slot->tail];
+    if (!op.value.IsObject()) continue;
+    depth = k;
     return &op;
   }
   return nullptr;
 }
 
 void JsonPatch::remove(const FieldPath& path) {
-  std::vector<Segment>& segs = segments_;
-  path.segments(segs);
-  pointer_of(segs, segs.size(), pointer_);
-  const std::string& full = pointer_;
-  for (std::size_t i = 0; i < used_; ++i) {
-    Op& op = ops_[i];
-    if (op.pointer != full) continue;
-    if (op.kind == OpKind::kAdd) {
-      erase_op(i);  // it was absent: nothing to remove
+  prepare(path);
+  const std::vector<Segment>& segs = segments_;
+  if (Op* op = first_op()) {
+    if (op->kind == OpKind::kAdd) {
+      drop(*op);  // it was absent: nothing to remove
     } else {
-      op.kind = OpKind::kRemove;
+      op->kind = OpKind::kRemove;
     }
     return;
   }
   // Below an object this patch adds: drop the member from that value.
   std::size_t depth = 0;
-  if (Op* parent = added_parent(full, depth)) {
+  if (Op* parent = added_parent(depth)) {
     JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size() && cur->IsObject(); ++i) {
       auto it = cur->FindMember(JsonValue(rapidjson::StringRef(
@@ -264,8 +472,10 @@ void JsonPatch::remove(const FieldPath& path) {
     return;
   }
   // In the object as it arrived: only what is there can be removed.
-  const JsonValue* cur = object_;
-  for (const Segment& seg : segs) {
+  std::size_t from = 0;
+  const JsonValue* cur = resume_walk(from);
+  for (std::size_t i = from; i < segs.size(); ++i) {
+    const Segment& seg = segs[i];
     if (cur == nullptr) return;
     if (seg.kind == FieldPath::Kind::kIndex) {
       if (!cur->IsArray() || seg.index >= cur->Size()) return;
@@ -274,12 +484,15 @@ void JsonPatch::remove(const FieldPath& path) {
       if (!cur->IsObject()) return;
       cur = find_member(*cur, seg.name);
     }
+    // Only what a set walks through: a set reaching a null there replaces it.
+    if (cur != nullptr && !cur->IsNull() && i + 1 < segs.size()) walked_to(cur);
   }
-  if (cur != nullptr) add_op(OpKind::kRemove, full, JsonValue());
+  if (cur != nullptr) add_op(OpKind::kRemove, segs.size(), false, JsonValue());
 }
 
 void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
   for (const Op& op : ops()) {
+    if (!op.live) continue;
     const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
     if (!pointer.IsValid()) continue;
     if (op.kind == OpKind::kRemove) {
@@ -300,6 +513,7 @@ void JsonPatch::render(std::string& out) const {
       stream, &level_allocator);
   writer.StartArray();
   for (const Op& op : ops()) {
+    if (!op.live) continue;
     writer.StartObject();
     writer.Key("op");
     writer.String(op.kind == OpKind::kAdd       ? "add"
