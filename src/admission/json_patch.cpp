@@ -151,6 +151,8 @@ void JsonPatch::reset(const JsonValue* object) {
   used_ = 0;
   live_ = 0;
   added_object_ = false;
+  bytes_ = 0;
+  too_large_ = false;
   allocator_.Clear();
   if (ops_.capacity() > kRetainedOps) std::vector<Op>().swap(ops_);
   if (slots_.size() > kRetainedSlots) std::vector<Slot>().swap(slots_);
@@ -318,9 +320,18 @@ void JsonPatch::walked_to(const JsonValue* node) {
   walked_.push_back(WalkStep{end, segments_[k - 1].kind == FieldPath::Kind::kIndex, node});
 }
 
+bool JsonPatch::within_bounds(std::size_t value_bytes) {
+  if (too_large_) return false;
+  bytes_ += pointer_.size() + value_bytes + kOpBytes;
+  too_large_ = bytes_ > kMaxBytes;
+  return !too_large_;
+}
+
 void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
   auto& alloc = allocator_;
+  if (too_large_) return;
   prepare(path);
+  if (!within_bounds(value.IsString() ? value.GetStringLength() : 0)) return;
   const std::vector<Segment>& segs = segments_;
 
   // Wraps `value` into the objects named by segs[from..] (the array for an append).
@@ -445,7 +456,9 @@ JsonPatch::Op* JsonPatch::added_parent(std::size_t& depth) {
 }
 
 void JsonPatch::remove(const FieldPath& path) {
+  if (too_large_) return;
   prepare(path);
+  if (!within_bounds(0)) return;
   const std::vector<Segment>& segs = segments_;
   if (Op* op = first_op()) {
     if (op->kind == OpKind::kAdd) {

@@ -44,6 +44,15 @@ class JsonPatch {
   // when it is absent. A value this patch itself set there is dropped instead.
   void remove(const FieldPath& path);
 
+  // A patch stops growing past kMaxBytes (about, as rendered: some 44 000 defaults), and the
+  // review is refused instead (service.cpp; the ops made so far are meaningless): building it
+  // takes memory in proportion, and a 3 MiB body of a million empty elements asked for 150 MB.
+  // No real policy comes near it (an ordinary patch is under 1 KiB).
+  static constexpr std::size_t kMaxBytes = 4 * 1024 * 1024;
+  bool too_large() const { return too_large_; }
+  // Ops asked for until the patch became too large.
+  std::size_t size() const { return used_; }
+
   bool empty() const { return live_ == 0; }
   // `[{"op":"add","path":"/spec/priority","value":0}, …]`, appended to `out`.
   void render(std::string& out) const;
@@ -100,6 +109,10 @@ class JsonPatch {
   // Segments and pointer of `path` into segments_, pointer_ and prefixes_.
   void prepare(const FieldPath& path);
   void put(const FieldPath& path, JsonValue&& value, bool append);
+  // Counts an op at pointer_ with a value of `value_bytes` towards kMaxBytes; false past it.
+  bool within_bounds(std::size_t value_bytes);
+  // What an op costs beyond its pointer and value: `{"op":"replace","path":"","value":}` and more.
+  static constexpr std::size_t kOpBytes = 40;
   // Where the walk of the object as it arrived starts for pointer_: the value at its first
   // `depth` segments, known from the last walk (the object root when none is shared).
   const JsonValue* resume_walk(std::size_t& depth);
@@ -117,6 +130,8 @@ class JsonPatch {
   std::vector<Op> ops_;  // [0, used_) are this patch's ops, live_ of them not dropped
   std::size_t used_ = 0;
   std::size_t live_ = 0;
+  std::size_t bytes_ = 0;  // of every op asked for, as rendered, about
+  bool too_large_ = false;
   // Whether any op of this patch was made with an object value: until one is, no set can land
   // below an added object and the prefix lookups are skipped.
   bool added_object_ = false;

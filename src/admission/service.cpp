@@ -248,6 +248,16 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   result.warnings.clear();
   result.patch.reset(req.object);
   hook.handler(req, result);
+  if (result.patch.too_large()) {
+    answer_error(env, 413,
+                 "the defaults this object needs make a JSON Patch of more than " +
+                     std::to_string(JsonPatch::kMaxBytes) + " bytes (" +
+                     std::to_string(result.patch.size()) +
+                     " changes and more), more than this webhook answers with: split it into "
+                     "smaller objects",
+                 answer);
+    return;
+  }
   answer_verdict(env, result, answer);
   ReviewOutcome& outcome = answer.outcome;
   outcome.reviewed = true;

@@ -172,6 +172,15 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
     AdmissionResult mutation;
     mutation.patch.reset(&obj);
     mutating->handler(request, mutation);
+    if (mutation.patch.too_large()) {  // refused by the webhook too (service.cpp)
+      j.errors.push_back(Problem{src.start, "",
+                                 "the defaults this object needs make a JSON Patch of more than " +
+                                     std::to_string(JsonPatch::kMaxBytes) +
+                                     " bytes, more than the webhook answers with: split it "
+                                     "into smaller objects"});
+      j.verdict = Verdict::kInvalid;
+      return j;
+    }
     mutation.patch.apply_to(obj, alloc);
     for (const std::string& w : mutation.warnings.all()) {
       j.warnings.push_back(Problem{warning_position(src, w), "", w});

@@ -297,6 +297,30 @@ TEST_CASE("bounded: std::bad_alloc while judging is answered with code 500 and t
 }
 #endif
 
+TEST_CASE("bounded: a mutation needing more than 4 MiB of patch is refused, not built") {
+  // 200 000 empty spread constraints: two defaults each, some 18 MB of patch.
+  std::string list;
+  for (int i = 0; i < 200000; ++i) list += i == 0 ? "{}" : ",{}";
+  std::string body =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1",)"
+      R"("kind":{"group":"policy.karmada.io","version":"v1alpha1","kind":"PropagationPolicy"},)"
+      R"("namespace":"ns1","operation":"CREATE","object":{"metadata":{"name":"p"},"spec":{)"
+      R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1"}],)"
+      R"("placement":{"spreadConstraints":[)" +
+      list + "]}}}}}";
+  // The same mutator on a small object still patches (handle_http parses in place: copy first).
+  std::string small = body.substr(0, body.find("{},")) + "{}]}}}}}";
+  kpw::HttpAnswer answer;
+  kpw::handle_http("POST", "/mutate-propagationpolicy", "application/json", body, answer);
+  CHECK(answer.status == 200);
+  CHECK(answer.body.size() < 1024);
+  CHECK(answer.body.find(R"("allowed":false)") != std::string::npos);
+  CHECK(answer.body.find(R"("code":413)") != std::string::npos);
+  CHECK(answer.body.find("JSON Patch of more than 4194304 bytes") != std::string::npos);
+  kpw::handle_http("POST", "/mutate-propagationpolicy", "application/json", small, answer);
+  CHECK(answer.body.find(R"("patchType":"JSONPatch")") != std::string::npos);
+}
+
 TEST_CASE("bounded: a large review that finds no slot gets HTTP 429 with Retry-After") {
   kpw::HttpAnswer answer;
   kpw::answer_busy(16, 65536, answer);
