@@ -4,6 +4,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
+#include <chrono>
+#include <cstdint>
 #include <cstdlib>
 #include <sstream>
 #include <string_view>
@@ -15,6 +17,118 @@ namespace {
 constexpr int kMaxDepth = 128;
 // Aliases may not expand a file beyond this many values ("billion laughs").
 constexpr std::size_t kMaxAliasValues = 1'000'000;
+
+// ---- Keyed hashing ----
+// Map keys are hashed with a polynomial hash modulo 2^61 - 1 whose base is drawn when the program
+// starts, so a file cannot be written to make its keys collide (std::hash can be: its
+// MurmurHash-style mixing has collisions whatever the seed) and the tables below stay expected O(1)
+// per lookup on hostile input.
+constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
+
+std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
+  const unsigned __int128 p = static_cast<unsigned __int128>(a) * b;
+  const std::uint64_t r =
+      (static_cast<std::uint64_t>(p) & kMersenne61) + static_cast<std::uint64_t>(p >> 61);
+  return r >= kMersenne61 ? r - kMersenne61 : r;
+}
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
+// Two independent bases, for fingerprints that need more than 61 bits.
+struct HashBases {
+  std::uint64_t a, b;
+};
+
+const HashBases& hash_bases() {
+  static const HashBases bases = [] {
+    // The clock and where the loader was mapped (ASLR): unknown to whoever wrote the file.
+    std::uint64_t state =
+        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
+        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&hash_bases));
+    constexpr std::uint64_t kLow = std::uint64_t{1} << 32;
+    const std::uint64_t a = kLow + splitmix64(state) % (kMersenne61 - kLow);
+    const std::uint64_t b = kLow + splitmix64(state) % (kMersenne61 - kLow);
+    return HashBases{a, b};
+  }();
+  return bases;
+}
+
+// `h` extended by `text`, with base `base`.
+std::uint64_t extend_hash(std::uint64_t h, std::uint64_t base, std::string_view text) {
+  for (const char c : text) {
+    h = mul_mod(h, base) + static_cast<unsigned char>(c) + 1;
+    if (h >= kMersenne61) h -= kMersenne61;
+  }
+  return h;
+}
+
+// The members of a map being read, by name, so that a repeated key or a `<<` merge finds an
+// existing member in expected O(1) (RapidJSON's FindMember compares with every member: a map of n
+// keys cost O(n²)). A small map is scanned; past kScanned members a hash table of member indices
+// is kept beside it.
+class MemberIndex {
+ public:
+  static constexpr rapidjson::SizeType kNone = ~rapidjson::SizeType{0};
+
+  // The index of the member of `map` named `name`, else kNone.
+  rapidjson::SizeType find(const JsonValue& map, std::string_view name) const {
+    if (slots_.empty()) {
+      for (rapidjson::SizeType i = 0; i < map.MemberCount(); ++i) {
+        if (view((map.MemberBegin() + i)->name) == name) return i;
+      }
+      return kNone;
+    }
+    const std::uint64_t hash = hash_of(name);
+    const std::size_t mask = slots_.size() - 1;
+    for (std::size_t i = hash & mask; slots_[i].member != kNone; i = (i + 1) & mask) {
+      if (slots_[i].hash == hash && view((map.MemberBegin() + slots_[i].member)->name) == name) {
+        return slots_[i].member;
+      }
+    }
+    return kNone;
+  }
+
+  // The last member of `map` was just added.
+  void added(const JsonValue& map) {
+    const rapidjson::SizeType count = map.MemberCount();
+    if (slots_.empty() && count <= kScanned) return;
+    if (2 * count > slots_.size()) {
+      // Grown (or built, past kScanned members) from the map itself: O(1) amortized per member.
+      std::size_t size = 64;
+      while (size < 4 * static_cast<std::size_t>(count)) size *= 2;
+      slots_.assign(size, Slot{});
+      for (rapidjson::SizeType i = 0; i < count; ++i) insert(map, i);
+      return;
+    }
+    insert(map, count - 1);
+  }
+
+ private:
+  static constexpr rapidjson::SizeType kScanned = 8;
+  struct Slot {
+    std::uint64_t hash = 0;
+    rapidjson::SizeType member = kNone;  // kNone: a free slot
+  };
+
+  static std::uint64_t hash_of(std::string_view name) {
+    return extend_hash(0, hash_bases().a, name);
+  }
+
+  void insert(const JsonValue& map, rapidjson::SizeType member) {
+    const std::uint64_t hash = hash_of(view((map.MemberBegin() + member)->name));
+    const std::size_t mask = slots_.size() - 1;
+    std::size_t i = hash & mask;
+    while (slots_[i].member != kNone) i = (i + 1) & mask;
+    slots_[i] = Slot{hash, member};
+  }
+
+  std::vector<Slot> slots_;
+};
 
 // Values in `v`, counted without recursion.
 std::size_t count_values(const JsonValue& v) {
@@ -79,7 +193,9 @@ bool is_float(std::string_view s) {
 // booleans (yes/no/on/off too) or numbers; quoted ones are strings.
 void convert_scalar(const std::string& s, const std::string& tag, JsonValue& out,
                     JsonAllocator& alloc) {
-  auto as_string = [&] { out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc); };
+  auto as_string = [&] {
+    out.SetString(s.data(), static_cast<rapidjson::SizeType>(s.size()), alloc);
+  };
   if (tag == "!" || tag == "tag:yaml.org,2002:str") return as_string();
   const bool plain = tag == "?" || tag.empty();
   if ((plain || tag == "tag:yaml.org,2002:null") &&
@@ -92,7 +208,8 @@ void convert_scalar(const std::string& s, const std::string& tag, JsonValue& out
       out.SetBool(true);
       return;
     }
-    if (is_one_of(s, {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) {
+    if (is_one_of(s,
+                  {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", "n", "N"})) {
       out.SetBool(false);
       return;
     }
@@ -188,7 +305,8 @@ class Builder : public YAML::EventHandler {
   void OnMapEnd() override { close(); }
 
   // After HandleNextDocument: the document built, or null when it was empty.
-  std::unique_ptr<JsonDocument> take(Position& start, std::unordered_map<std::string, Position>& positions) {
+  std::unique_ptr<JsonDocument> take(Position& start,
+                                     std::unordered_map<std::string, Position>& positions) {
     start = root_mark_;
     positions.swap(positions_);
     return std::move(doc_);
@@ -207,6 +325,7 @@ class Builder : public YAML::EventHandler {
     std::string key;
     YAML::Mark key_mark;
     bool complex_key = false;  // a map or sequence used as a key: its value is dropped
+    MemberIndex members;       // maps: the members so far, by name
   };
 
   bool expecting_key() const {
@@ -305,29 +424,31 @@ class Builder : public YAML::EventHandler {
     f.has_key = false;
     if (f.key == "?") return;  // the value of a complex key
     if (f.key == "<<" && (v.IsObject() || v.IsArray())) {
-      merge(f.value, v);  // YAML merge keys, as Kubernetes' reader applies them
+      merge(f, v);  // YAML merge keys, as Kubernetes' reader applies them
       return;
     }
-    const JsonValue name(rapidjson::StringRef(f.key.data(), static_cast<rapidjson::SizeType>(f.key.size())));
-    auto existing = f.value.FindMember(name);
-    if (existing != f.value.MemberEnd()) {
-      existing->value = v;  // a repeated key: the last one wins, as in Kubernetes' reader
+    const rapidjson::SizeType existing = f.members.find(f.value, f.key);
+    if (existing != MemberIndex::kNone) {
+      // A repeated key: the last one wins, as in Kubernetes' reader.
+      (f.value.MemberBegin() + existing)->value = v;
     } else {
-      f.value.AddMember(JsonValue(f.key.data(), static_cast<rapidjson::SizeType>(f.key.size()), alloc), v,
-                        alloc);
+      f.value.AddMember(
+          JsonValue(f.key.data(), static_cast<rapidjson::SizeType>(f.key.size()), alloc), v, alloc);
+      f.members.added(f.value);
     }
   }
 
   // `<<: *base` (or a list of them): members the map does not set itself.
-  void merge(JsonValue& into, JsonValue& from) {
+  void merge(Frame& into, JsonValue& from) {
     auto& alloc = doc_->GetAllocator();
     auto merge_one = [&](JsonValue& src) {
       if (!src.IsObject()) return;
       for (auto it = src.MemberBegin(); it != src.MemberEnd(); ++it) {
-        if (into.FindMember(it->name) != into.MemberEnd()) continue;
+        if (into.members.find(into.value, view(it->name)) != MemberIndex::kNone) continue;
         JsonValue name(it->name, alloc);
         JsonValue value(it->value, alloc);
-        into.AddMember(name, value, alloc);
+        into.value.AddMember(name, value, alloc);
+        into.members.added(into.value);
       }
     };
     if (from.IsArray()) {
