@@ -325,6 +325,7 @@ class Builder : public YAML::EventHandler {
     std::string key;
     YAML::Mark key_mark;
     bool complex_key = false;  // a map or sequence used as a key: its value is dropped
+    bool drop_value = false;   // the value waiting is that of a complex key
     MemberIndex members;       // maps: the members so far, by name
   };
 
@@ -380,6 +381,7 @@ class Builder : public YAML::EventHandler {
       stack_.back().complex_key = false;
       stack_.back().has_key = true;
       stack_.back().key.assign(1, '?');  // (not = "?": GCC 12 -Wrestrict false positive)
+      stack_.back().drop_value = true;
       return;
     }
     remember(f.anchor, f.value);
@@ -422,7 +424,10 @@ class Builder : public YAML::EventHandler {
       return;
     }
     f.has_key = false;
-    if (f.key == "?") return;  // the value of a complex key
+    if (f.drop_value) {  // the value of a complex key (not of a key written "?")
+      f.drop_value = false;
+      return;
+    }
     if (f.key == "<<" && (v.IsObject() || v.IsArray())) {
       merge(f, v);  // YAML merge keys, as Kubernetes' reader applies them
       return;

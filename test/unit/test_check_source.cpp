@@ -49,6 +49,16 @@ TEST_CASE("check: plain scalars follow YAML 1.1 and quoted ones stay strings") {
   CHECK_FALSE(kpw::check::plain_scalar_is_string("12"));
 }
 
+TEST_CASE("check: a map or list as a key is dropped with its value, a key written \"?\" is kept") {
+  const auto file = load("? [a, b]\n: dropped\n\"?\": kept\nc: 1\n");
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& o = *file.objects[0].json;
+  CHECK(o.MemberCount() == 2);
+  CHECK(std::string(o["?"].GetString()) == "kept");
+  CHECK(o["c"].GetInt64() == 1);
+}
+
 TEST_CASE("check: positions of keys and items and the nearest parent of an absent field") {
   const auto file = load("spec:\n  list:\n    - name: a\n    - name: b\n");
   REQUIRE(file.objects.size() == 1);
