@@ -4,25 +4,32 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <limits>
+#include <span>
 #include <sstream>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 namespace kpw::check {
 namespace {
 
 constexpr int kMaxDepth = 128;
+// Values and keys are numbered with 32 bits: a file has fewer values than bytes, and its keys,
+// rendered, take at most about as many bytes as it has.
+constexpr std::size_t kMaxFileBytes = std::size_t{1} << 31;
 // Aliases may not expand a file beyond this many values ("billion laughs").
 constexpr std::size_t kMaxAliasValues = 1'000'000;
 
 // ---- Keyed hashing ----
-// Map keys are hashed with a polynomial hash modulo 2^61 - 1 whose base is drawn when the program
-// starts, so a file cannot be written to make its keys collide (std::hash can be: its
-// MurmurHash-style mixing has collisions whatever the seed) and the tables below stay expected O(1)
-// per lookup on hostile input.
+// Map keys and field paths are hashed with a polynomial hash modulo 2^61 - 1 whose base is drawn
+// when the program starts, so a file cannot be written to make them collide (std::hash can be:
+// its MurmurHash-style mixing has collisions whatever the seed) and the tables below stay expected
+// O(1) per lookup on hostile input.
 constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
 
 std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
@@ -242,13 +249,34 @@ void convert_scalar(const std::string& s, const std::string& tag, JsonValue& out
   as_string();
 }
 
+constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
+
+// A value of the document being read (keys are not values): where it was written and under which
+// key or index. The positions of fields are computed from these once the document is read, each
+// value extending its parent's path: a path string kept per field made a file with long keys or
+// deep nesting cost O(fields × path length) in memory.
+struct Node {
+  enum class Kind : std::uint8_t {
+    kRoot,        // the document
+    kMember,      // a map's value
+    kItem,        // a list's item
+    kUnrecorded,  // inside a map or list used as a key, or such a key's value: no position
+  };
+  std::uint32_t parent = kNoNode;
+  std::uint32_t index = 0;     // kItem: its index; kMember: where its rendered key starts in keys
+  std::uint32_t key_size = 0;  // kMember: the size of its rendered key
+  Kind kind = Kind::kRoot;
+  Position at;  // a member: its key; an item: the item
+};
+
 // Builds one JSON document per YAML document straight from the parser's events (no YAML::Node
 // tree, no recursion here), recording where every key and item was written.
 class Builder : public YAML::EventHandler {
  public:
   void OnDocumentStart(const YAML::Mark&) override {
     doc_ = std::make_unique<JsonDocument>();
-    positions_.clear();
+    nodes_.clear();
+    keys_.clear();
     stack_.clear();
     anchors_.clear();
     expanded_ = 0;
@@ -305,12 +333,14 @@ class Builder : public YAML::EventHandler {
   void OnMapEnd() override { close(); }
 
   // After HandleNextDocument: the document built, or null when it was empty.
-  std::unique_ptr<JsonDocument> take(Position& start,
-                                     std::unordered_map<std::string, Position>& positions) {
+  std::unique_ptr<JsonDocument> take(Position& start) {
     start = root_mark_;
-    positions.swap(positions_);
     return std::move(doc_);
   }
+  // The values of the document, parents before their children (node 0 is the document), and the
+  // rendered keys of its members.
+  const std::vector<Node>& nodes() const { return nodes_; }
+  std::string_view keys() const { return keys_; }
   bool only_null() const { return only_null_; }
   YAML::Mark last_null_mark() const { return last_null_mark_; }
   const std::string& error() const { return error_; }
@@ -319,7 +349,7 @@ class Builder : public YAML::EventHandler {
  private:
   struct Frame {
     JsonValue value;
-    std::string path;
+    std::uint32_t node = kNoNode;
     YAML::anchor_t anchor = 0;
     bool has_key = false;  // maps: a key is waiting for its value
     std::string key;
@@ -334,23 +364,33 @@ class Builder : public YAML::EventHandler {
            !stack_.back().complex_key;
   }
 
-  // The path and position of the value about to be placed in the innermost container.
-  std::string child_path(const YAML::Mark& mark) {
+  // Records the value about to be placed in the innermost container (or as the document). The
+  // key is kept as a field path renders it (cut at kMaxEchoedBytes), so that the memory of keys
+  // is at most the size of the file.
+  std::uint32_t add_node(const YAML::Mark& mark) {
+    Node n;
     if (stack_.empty()) {
       root_mark_ = position_of(mark);
-      return "";
+      n.at = root_mark_;
+    } else {
+      const Frame& f = stack_.back();
+      n.parent = f.node;
+      if (nodes_[f.node].kind == Node::Kind::kUnrecorded || f.complex_key || f.drop_value) {
+        n.kind = Node::Kind::kUnrecorded;
+      } else if (f.value.IsArray()) {
+        n.kind = Node::Kind::kItem;
+        n.index = f.value.Size();
+        n.at = position_of(mark);
+      } else {
+        n.kind = Node::Kind::kMember;
+        n.index = static_cast<std::uint32_t>(keys_.size());
+        append_echoed_text(keys_, f.key);
+        n.key_size = static_cast<std::uint32_t>(keys_.size() - n.index);
+        n.at = position_of(f.key_mark);
+      }
     }
-    Frame& f = stack_.back();
-    if (f.value.IsArray()) {
-      std::string p = f.path + "[" + std::to_string(f.value.Size()) + "]";
-      positions_.emplace(p, position_of(mark));
-      return p;
-    }
-    std::string p = f.path.empty() ? f.key : f.path + "." + f.key;
-    const Position at = position_of(f.key_mark);
-    positions_.emplace(p, at);
-    if (!f.path.empty()) positions_.emplace(f.path + "[" + f.key + "]", at);
-    return p;
+    nodes_.push_back(n);
+    return static_cast<std::uint32_t>(nodes_.size() - 1);
   }
 
   void open(const YAML::Mark& mark, YAML::anchor_t anchor, rapidjson::Type type) {
@@ -365,8 +405,7 @@ class Builder : public YAML::EventHandler {
       stack_.back().complex_key = true;  // a collection as a key: JSON cannot hold it
     }
     Frame f;
-    f.path = stack_.empty() || stack_.back().complex_key ? std::string() : child_path(mark);
-    if (stack_.empty()) root_mark_ = position_of(mark);
+    f.node = add_node(mark);
     f.value = JsonValue(type);
     f.anchor = anchor;
     stack_.push_back(std::move(f));
@@ -396,9 +435,7 @@ class Builder : public YAML::EventHandler {
       f.has_key = true;
       return;
     }
-    if (!stack_.empty() && !stack_.back().value.IsArray()) (void)child_path(mark);
-    if (!stack_.empty() && stack_.back().value.IsArray()) (void)child_path(mark);
-    if (stack_.empty()) root_mark_ = position_of(mark);
+    (void)add_node(mark);
     remember(anchor, v);
     place(std::move(v));
   }
@@ -464,7 +501,8 @@ class Builder : public YAML::EventHandler {
   }
 
   std::unique_ptr<JsonDocument> doc_;
-  std::unordered_map<std::string, Position> positions_;
+  std::vector<Node> nodes_;
+  std::string keys_;  // the rendered keys of the members, one after the other
   std::vector<Frame> stack_;
   struct Anchored {
     std::unique_ptr<JsonValue> value;
@@ -489,20 +527,108 @@ bool is_list(const JsonValue& doc) {
          items != doc.MemberEnd() && items->value.IsArray();
 }
 
-// The positions under `prefix` (`items[3]`), re-rooted at that item.
-std::unordered_map<std::string, Position> positions_under(
-    const std::unordered_map<std::string, Position>& all, const std::string& prefix) {
-  std::unordered_map<std::string, Position> out;
-  for (const auto& [path, at] : all) {
-    if (path.size() <= prefix.size() || path.compare(0, prefix.size(), prefix) != 0) continue;
-    const char next = path[prefix.size()];
-    if (next == '.') out.emplace(path.substr(prefix.size() + 1), at);
-    if (next == '[') out.emplace(path.substr(prefix.size()), at);
+// Fills the position tables of the objects of one document in one pass over its values (parents
+// come before their children): `objects` is the document, or for a `kind: List` its items, whose
+// fields are found relative to the item (the item's `spec` is written at `items[3].spec`). A
+// member is found by its path as a field (`a.b`) or as a map key (`a[b]`).
+void index_positions(const std::vector<Node>& nodes, std::string_view keys, bool list,
+                     std::span<SourceObject> objects) {
+  using Fingerprint = FieldPositions::Fingerprint;
+  struct Path {
+    Fingerprint fingerprint;         // of the value's path, relative to its object
+    std::uint32_t object = kNoNode;  // the object it belongs to: an index in `objects`
+    bool empty = true;               // the path renders as ""
+  };
+  std::vector<Path> paths(nodes.size());
+  std::vector<bool> started(objects.size());
+  for (std::size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    Path& path = paths[i];
+    if (n.kind == Node::Kind::kRoot) {
+      if (!list) path.object = 0;
+      continue;
+    }
+    if (n.kind == Node::Kind::kUnrecorded) continue;
+    const Path& parent = paths[n.parent];
+    if (list && n.kind == Node::Kind::kItem) {
+      const Node& owner = nodes[n.parent];
+      if (owner.kind == Node::Kind::kMember && nodes[owner.parent].kind == Node::Kind::kRoot &&
+          keys.substr(owner.index, owner.key_size) == "items") {
+        if (n.index < objects.size()) {  // (a repeated `items` may have had more)
+          path.object = n.index;
+          if (!started[n.index]) objects[n.index].start = n.at;
+          started[n.index] = true;
+        }
+        continue;
+      }
+    }
+    if (parent.object == kNoNode) continue;
+    path.object = parent.object;
+    FieldPositions& table = objects[path.object].positions;
+    if (n.kind == Node::Kind::kItem) {
+      char text[16] = "[";
+      const auto [end, ec] = std::to_chars(text + 1, text + sizeof text - 1, n.index);
+      *end = ']';
+      path.fingerprint = FieldPositions::extend(
+          parent.fingerprint, std::string_view(text, static_cast<std::size_t>(end + 1 - text)));
+      path.empty = false;
+      table.add(path.fingerprint, n.at);
+      continue;
+    }
+    const std::string_view key = keys.substr(n.index, n.key_size);
+    if (parent.empty) {
+      path.fingerprint = FieldPositions::extend(Fingerprint{}, key);
+      path.empty = key.empty();
+      table.add(path.fingerprint, n.at);
+      continue;
+    }
+    path.fingerprint = FieldPositions::extend(FieldPositions::extend(parent.fingerprint, "."), key);
+    path.empty = false;
+    table.add(path.fingerprint, n.at);
+    const Fingerprint open = FieldPositions::extend(parent.fingerprint, "[");
+    table.add(FieldPositions::extend(FieldPositions::extend(open, key), "]"), n.at);
   }
-  return out;
 }
 
 }  // namespace
+
+FieldPositions::Fingerprint FieldPositions::extend(Fingerprint f, std::string_view more) {
+  const HashBases& bases = hash_bases();
+  return Fingerprint{extend_hash(f.a, bases.a, more), extend_hash(f.b, bases.b, more)};
+}
+
+void FieldPositions::add(Fingerprint path, Position at) {
+  if (2 * (used_ + 1) > slots_.size()) {
+    std::vector<Slot> old(std::max<std::size_t>(16, 2 * slots_.size()));
+    old.swap(slots_);
+    used_ = 0;
+    for (const Slot& s : old) {
+      if (s.path.a != 0) add(Fingerprint{s.path.a & ~kUsed, s.path.b}, s.at);
+    }
+  }
+  const std::uint64_t tag = path.a | kUsed;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = path.a & mask;; i = (i + 1) & mask) {
+    Slot& s = slots_[i];
+    if (s.path.a == 0) {
+      s = Slot{Fingerprint{tag, path.b}, at};
+      ++used_;
+      return;
+    }
+    if (s.path.a == tag && s.path.b == path.b) return;  // written twice: the first place is kept
+  }
+}
+
+const Position* FieldPositions::find(Fingerprint path) const {
+  if (slots_.empty()) return nullptr;
+  const std::uint64_t tag = path.a | kUsed;
+  const std::size_t mask = slots_.size() - 1;
+  for (std::size_t i = path.a & mask;; i = (i + 1) & mask) {
+    const Slot& s = slots_[i];
+    if (s.path.a == 0) return nullptr;
+    if (s.path.a == tag && s.path.b == path.b) return &s.at;
+  }
+}
 
 bool plain_scalar_is_string(const std::string& text) {
   JsonAllocator alloc;
@@ -512,17 +638,22 @@ bool plain_scalar_is_string(const std::string& text) {
 }
 
 Position SourceObject::locate(const std::string& field) const {
-  std::string path = field;
-  while (!path.empty()) {
-    auto it = positions.find(path);
-    if (it != positions.end()) return it->second;
-    if (path.back() == ']') {
-      const std::size_t open = path.rfind('[');
+  // The fingerprints of every prefix of `field` first, so that each parent tried costs O(1) and a
+  // call O(field size), however many `.` and `[` the field has.
+  std::vector<FieldPositions::Fingerprint> prefix(field.size() + 1);
+  for (std::size_t i = 0; i < field.size(); ++i) {
+    prefix[i + 1] = FieldPositions::extend(prefix[i], std::string_view(field).substr(i, 1));
+  }
+  std::size_t end = field.size();
+  while (end > 0) {
+    if (const Position* at = positions.find(prefix[end])) return *at;
+    if (field[end - 1] == ']') {
+      const std::size_t open = field.rfind('[', end - 1);
       if (open == std::string::npos) break;
-      path.resize(open);
+      end = open;
     } else {
-      const std::size_t dot = path.rfind('.');
-      path.resize(dot == std::string::npos ? 0 : dot);
+      const std::size_t dot = field.rfind('.', end - 1);
+      end = dot == std::string::npos ? 0 : dot;
     }
   }
   return start;
@@ -530,6 +661,10 @@ Position SourceObject::locate(const std::string& field) const {
 
 LoadedFile load(const std::string& text) {
   LoadedFile file;
+  if (text.size() >= kMaxFileBytes) {  // (no policy file is that large)
+    file.syntax_error = SyntaxError{Position{}, "files of 2 GiB or more are not read"};
+    return file;
+  }
   std::istringstream in(text);
   Builder builder;
   std::size_t index = 0;
@@ -544,7 +679,7 @@ LoadedFile load(const std::string& text) {
       }
       SourceObject obj;
       obj.document = index++;
-      obj.json = builder.take(obj.start, obj.positions);
+      obj.json = builder.take(obj.start);
       if (builder.only_null()) {
         // yaml-cpp 0.7 can report the same empty document forever on input it cannot parse
         // (a stray `,`): an empty document that did not move past the previous one is an error.
@@ -560,19 +695,20 @@ LoadedFile load(const std::string& text) {
       have_null = false;
       if (obj.json && is_list(*obj.json)) {
         JsonValue& items = (*obj.json)["items"];
+        const std::size_t first = file.objects.size();
+        file.objects.resize(first + items.Size());
+        const std::span<SourceObject> objects(file.objects.data() + first, items.Size());
         for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
-          SourceObject item;
+          SourceObject& item = objects[i];
           item.document = obj.document;
-          const std::string prefix = "items[" + std::to_string(i) + "]";
-          item.positions = positions_under(obj.positions, prefix);
-          auto at = obj.positions.find(prefix);
-          item.start = at == obj.positions.end() ? obj.start : at->second;
+          item.start = obj.start;  // unless the item's own position is known
           item.json = std::make_unique<JsonDocument>();
           item.json->CopyFrom(items[i], item.json->GetAllocator());
-          file.objects.push_back(std::move(item));
         }
+        index_positions(builder.nodes(), builder.keys(), true, objects);
         continue;
       }
+      index_positions(builder.nodes(), builder.keys(), false, std::span<SourceObject>(&obj, 1));
       file.objects.push_back(std::move(obj));
     }
   } catch (const YAML::Exception& e) {

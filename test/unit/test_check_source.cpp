@@ -1,9 +1,13 @@
 // Reading policy files for `check`: YAML scalars typed as Kubernetes reads them, positions, and
 // the nearest-parent lookup for absent fields.
+#include <malloc.h>
+
 #include <catch2/catch.hpp>
 #include <chrono>
 #include <string>
+#include <vector>
 
+#include "admission/field_error.hpp"
 #include "check/source.hpp"
 
 using kpw::check::load;
@@ -11,16 +15,34 @@ using kpw::check::LoadedFile;
 
 namespace {
 
-// Loads `text` into `file`; returns the seconds it took. The hostile inputs below took minutes
-// (or tens of GB) while a step of loading was quadratic; linear, they take well under a second
-// (a few under the sanitizers), so a bound of 30 s fails only when a step is quadratic again.
-double seconds_to_load(const std::string& text, LoadedFile& file) {
+// Bytes of heap in use (glibc's count; 0 under the sanitizers, whose allocator it does not see).
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+struct Cost {
+  double seconds;
+  std::size_t bytes;  // of heap the loaded file holds
+};
+
+// Loads `text` into `file`: how long it took and how much memory the result holds. The hostile
+// inputs below took minutes or held GBs while a step of loading was super-linear; linear, they
+// take well under a second (a few under the sanitizers) and hold a few dozen bytes per byte read,
+// so the bounds below fail only when a step is super-linear again.
+Cost load_measured(const std::string& text, LoadedFile& file) {
+  file = LoadedFile{};
+  const std::size_t before = heap_in_use();
   const auto start = std::chrono::steady_clock::now();
   file = load(text);
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::size_t after = heap_in_use();
+  return Cost{seconds, after > before ? after - before : 0};
 }
 
 constexpr double kLinearSeconds = 30;
+constexpr std::size_t kLinearBytesPerByte = 100;
 
 std::string member_name(const kpw::JsonValue& obj, rapidjson::SizeType i) {
   return std::string((obj.MemberBegin() + i)->name.GetString());
@@ -93,14 +115,15 @@ TEST_CASE(
   for (int i = 0; i < 300'000; ++i) text.append("k").append(std::to_string(i)).append(": 1\n");
   text += "k7: last\n";
   LoadedFile file;
-  const double seconds = seconds_to_load(text, file);
+  const Cost cost = load_measured(text, file);
   REQUIRE_FALSE(file.syntax_error);
   REQUIRE(file.objects.size() == 1);
   const auto& o = *file.objects[0].json;
   CHECK(o.MemberCount() == 300'000);
   CHECK(std::string(o["k7"].GetString()) == "last");
   CHECK(member_name(o, 7) == "k7");  // in the place of the first
-  CHECK(seconds < kLinearSeconds);
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
 }
 
 TEST_CASE("check: a merge key of 100 000 members into a map of 100 000 is read in linear time") {
@@ -110,7 +133,7 @@ TEST_CASE("check: a merge key of 100 000 members into a map of 100 000 is read i
   for (int i = 0; i < 100'000; ++i) text.append("  k").append(std::to_string(i)).append(": 2\n");
   text += "  <<: *b\n  m9: own\n";
   LoadedFile file;
-  const double seconds = seconds_to_load(text, file);
+  const Cost cost = load_measured(text, file);
   REQUIRE_FALSE(file.syntax_error);
   REQUIRE(file.objects.size() == 1);
   const auto& obj = (*file.objects[0].json)["obj"];
@@ -118,5 +141,106 @@ TEST_CASE("check: a merge key of 100 000 members into a map of 100 000 is read i
   CHECK(obj["k5"].GetInt64() == 2);  // the map's own key wins over the merged one
   CHECK(std::string(obj["m9"].GetString()) == "own");
   CHECK(obj["m99999"].GetInt64() == 1);
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: a key longer than 256 bytes is found by its path as FieldPath renders it") {
+  const std::string label(300, 'x');
+  const auto file = load("metadata:\n  labels:\n    " + label + ": v\n    short: w\n");
+  REQUIRE(file.objects.size() == 1);
+  const auto& obj = file.objects[0];
+  const auto metadata = kpw::FieldPath::root("metadata");
+  const auto labels = metadata.child("labels");
+  const auto long_label = labels.key(label);  // `metadata.labels[xxx... (300 bytes)]`
+  REQUIRE(long_label.str().size() < label.size());
+  CHECK(obj.locate(long_label.str()).line == 3);
+  CHECK(obj.locate(long_label.str()).column == 5);
+  const auto as_field = labels.child(label);  // `metadata.labels.xxx... (300 bytes)`
+  CHECK(obj.locate(as_field.str()).line == 3);
+  const std::string absent(300, 'y');  // (a FieldPath keeps a view of its key)
+  const auto other = labels.key(absent);
+  CHECK(obj.locate(other.str()).line == 2);  // absent: its parent
+}
+
+TEST_CASE("check: a 1 MB key with 2000 children keeps no path per child (linear memory)") {
+  const std::string key(1'000'000, 'k');
+  std::string text = "? " + key + "\n:\n";
+  for (int i = 0; i < 2000; ++i) text.append("  c").append(std::to_string(i)).append(": 1\n");
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // 4 GB of paths, before
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& obj = file.objects[0];
+  const auto root = kpw::FieldPath::root(key);
+  const auto last = root.child("c1999");
+  CHECK(obj.locate(last.str()).line == 2002);
+  CHECK(obj.locate(last.str()).column == 3);
+  CHECK(obj.locate(root.str()).line == 1);
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: 40 000 items under 127 keys of 256 bytes keep no path per item (linear memory)") {
+  std::string text;
+  std::vector<std::string> keys;
+  for (int d = 0; d < 127; ++d) {
+    std::string key;
+    for (int i = 0; i < 64; ++i) {
+      key.append(d < 10 ? "k00" : d < 100 ? "k0" : "k").append(std::to_string(d));
+    }
+    keys.push_back(key);
+    text.append(static_cast<std::size_t>(d), ' ').append(key).append(":\n");
+  }
+  text.append(127, ' ').append("[");
+  for (int i = 0; i < 40'000; ++i) text.append(i == 0 ? "1" : ",1");
+  text.append("]\n");
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // 1.3 GB of paths, before
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  std::string field;
+  for (const std::string& key : keys) field.append(field.empty() ? "" : ".").append(key);
+  CHECK(file.objects[0].locate(field + "[39999]").line == 128);
+  CHECK(file.objects[0].locate(field + "[40000]").line == 127);  // absent: its parent's key
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: a kind: List of 20 000 items gets each item's positions in one pass") {
+  std::string text = "apiVersion: v1\nkind: List\nitems:\n";
+  for (int i = 0; i < 20'000; ++i) {
+    text.append("  - metadata: {name: p").append(std::to_string(i)).append("}\n");
+    text.append(
+        "    spec: {placement: {clusterAffinities: [{affinityName: a}, {affinityName: b}]}}\n");
+  }
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // minutes, before: O(items × positions)
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 20'000);
+  const auto& last = file.objects.back();
+  CHECK(last.start.line == 2 * 19'999 + 4);
+  CHECK(last.start.column == 5);
+  CHECK(last.locate("metadata.name").line == 2 * 19'999 + 4);
+  CHECK(last.locate("metadata.name").column == 16);
+  CHECK(last.locate("spec.placement.clusterAffinities[1].affinityName").line == 2 * 19'999 + 5);
+  CHECK(last.locate("spec.placement.clusterAffinities[1].affinityName").column == 64);
+  CHECK(last.locate("items[19999].metadata").line == last.start.line);  // not the list's path
+  CHECK(cost.seconds < kLinearSeconds);
+}
+
+TEST_CASE("check: locating a field costs O(its size) however many parents are tried") {
+  std::string text = "a: 1\n";
+  for (int i = 0; i < 100; ++i) text.append("k").append(std::to_string(i)).append(": 1\n");
+  const auto file = load(text);
+  REQUIRE(file.objects.size() == 1);
+  std::string field = "a";
+  for (int i = 0; i < 600'000; ++i) field.append(i % 2 == 0 ? ".b" : "[c]");
+  const auto start = std::chrono::steady_clock::now();
+  const auto at = file.objects[0].locate(field);  // 600 000 parents tried, the last one `a`
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(at.line == 1);
+  CHECK(at.column == 1);
   CHECK(seconds < kLinearSeconds);
 }
