@@ -273,8 +273,11 @@ struct Node {
 // tree, no recursion here), recording where every key and item was written.
 class Builder : public YAML::EventHandler {
  public:
+  // Documents are built in `pool`.
+  explicit Builder(JsonAllocator& pool) : pool_(pool) {}
+
   void OnDocumentStart(const YAML::Mark&) override {
-    doc_ = std::make_unique<JsonDocument>();
+    doc_ = std::make_unique<JsonDocument>(&pool_);
     nodes_.clear();
     keys_.clear();
     stack_.clear();
@@ -500,6 +503,7 @@ class Builder : public YAML::EventHandler {
     }
   }
 
+  JsonAllocator& pool_;
   std::unique_ptr<JsonDocument> doc_;
   std::vector<Node> nodes_;
   std::string keys_;  // the rendered keys of the members, one after the other
@@ -599,7 +603,7 @@ FieldPositions::Fingerprint FieldPositions::extend(Fingerprint f, std::string_vi
 
 void FieldPositions::add(Fingerprint path, Position at) {
   if (2 * (used_ + 1) > slots_.size()) {
-    std::vector<Slot> old(std::max<std::size_t>(16, 2 * slots_.size()));
+    std::vector<Slot> old(std::max<std::size_t>(8, 2 * slots_.size()));
     old.swap(slots_);
     used_ = 0;
     for (const Slot& s : old) {
@@ -666,7 +670,8 @@ LoadedFile load(const std::string& text) {
     return file;
   }
   std::istringstream in(text);
-  Builder builder;
+  file.pool = std::make_unique<JsonAllocator>();
+  Builder builder(*file.pool);
   std::size_t index = 0;
   bool have_null = false;
   YAML::Mark previous_null;
@@ -702,8 +707,9 @@ LoadedFile load(const std::string& text) {
           SourceObject& item = objects[i];
           item.document = obj.document;
           item.start = obj.start;  // unless the item's own position is known
-          item.json = std::make_unique<JsonDocument>();
-          item.json->CopyFrom(items[i], item.json->GetAllocator());
+          // Moved, not copied: the item is in the file's pool already.
+          item.json = std::make_unique<JsonDocument>(file.pool.get());
+          static_cast<JsonValue&>(*item.json) = std::move(items[i]);
         }
         index_positions(builder.nodes(), builder.keys(), true, objects);
         continue;

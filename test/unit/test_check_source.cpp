@@ -244,3 +244,23 @@ TEST_CASE("check: locating a field costs O(its size) however many parents are tr
   CHECK(at.column == 1);
   CHECK(seconds < kLinearSeconds);
 }
+
+TEST_CASE("check: 100 000 small objects, in a List or as documents, hold memory in proportion") {
+  std::string list = "kind: List\nitems:\n";
+  std::string documents;
+  for (int i = 0; i < 100'000; ++i) {
+    list += "- {a: 1}\n";
+    documents += "a: 1\n---\n";
+  }
+  for (const std::string* text : {&list, &documents}) {
+    LoadedFile file;
+    const Cost cost = load_measured(*text, file);
+    REQUIRE(file.objects.size() == 100'000);
+    CHECK(file.objects.back().json->HasMember("a"));
+    CHECK(file.objects.back().locate("a").line > 100'000);
+    CHECK(cost.seconds < kLinearSeconds);
+    // About 1 KiB an object (RapidJSON gives an object room for 16 members); a pool of 64 KiB
+    // each, before.
+    CHECK(cost.bytes < 2048 * file.objects.size());
+  }
+}
