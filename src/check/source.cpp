@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdlib>
+#include <deque>
 #include <limits>
 #include <span>
 #include <sstream>
@@ -265,6 +266,14 @@ struct Node {
   std::uint32_t parent = kNoNode;
   std::uint32_t index = 0;     // kItem: its index; kMember: where its rendered key starts in keys
   std::uint32_t key_size = 0;  // kMember: the size of its rendered key
+  // Where the value is now, for aliases: its index in its container once placed (a member's may
+  // be that of an earlier member with the same key); the collection at stack level `depth` while
+  // `open`; or, once dropped (a repeated key's earlier value, a merged or complex key's value),
+  // the graveyard slot `grave`.
+  std::uint32_t slot = 0;
+  std::uint32_t grave = kNoNode;
+  std::uint32_t depth = 0;
+  bool open = false;
   Kind kind = Kind::kRoot;
   Position at;  // a member: its key; an item: the item
 };
@@ -282,20 +291,27 @@ class Builder : public YAML::EventHandler {
     keys_.clear();
     stack_.clear();
     anchors_.clear();
+    last_anchored_ = kNoNode;
+    graveyard_.clear();
+    copies_.clear();
     expanded_ = 0;
-    root_set_ = false;
     only_null_ = true;
   }
   void OnDocumentEnd() override {}
 
   void OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) override {
-    JsonValue v;
-    put(mark, anchor, std::move(v));
     last_null_mark_ = mark;
+    if (expecting_key()) {
+      set_key("null", mark);
+      return;
+    }
+    JsonValue v;
+    put(mark, anchor, std::move(v), 1);
   }
   void OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) override {
     only_null_ = false;
-    JsonValue v;
+    const JsonValue* anchored = nullptr;
+    std::size_t values = 1;
     auto it = anchors_.find(anchor);
     if (it != anchors_.end()) {
       expanded_ += it->second.values;
@@ -305,24 +321,29 @@ class Builder : public YAML::EventHandler {
           error_at_ = position_of(mark);
         }
       } else {
-        v.CopyFrom(*it->second.value, doc_->GetAllocator());
+        const Anchored& a = it->second;
+        anchored = a.copy != nullptr ? a.copy : find(a.node);
+        values = a.values;
       }
     }
-    put(mark, 0, std::move(v));
+    if (expecting_key()) {  // an alias as a key
+      set_key(anchored != nullptr && anchored->IsString() ? view(*anchored) : "null", mark);
+      return;
+    }
+    JsonValue v;
+    if (anchored != nullptr) v.CopyFrom(*anchored, doc_->GetAllocator());
+    put(mark, 0, std::move(v), values);
   }
   void OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anchor_t anchor,
                 const std::string& value) override {
     only_null_ = false;
     if (expecting_key()) {
-      Frame& f = stack_.back();
-      f.key = value;
-      f.key_mark = mark;
-      f.has_key = true;
+      set_key(value, mark);
       return;
     }
     JsonValue v;
     convert_scalar(value, tag, v, doc_->GetAllocator());
-    put(mark, anchor, std::move(v));
+    put(mark, anchor, std::move(v), 1);
   }
   void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
                        YAML::EmitterStyle::value) override {
@@ -360,7 +381,16 @@ class Builder : public YAML::EventHandler {
     bool complex_key = false;  // a map or sequence used as a key: its value is dropped
     bool drop_value = false;   // the value waiting is that of a complex key
     MemberIndex members;       // maps: the members so far, by name
+    std::vector<std::uint32_t> member_nodes;  // maps: the node of each member (kNoNode: merged)
+    std::size_t values = 1;  // values in the collection, itself included, aliases expanded
   };
+
+  void set_key(std::string_view key, const YAML::Mark& mark) {
+    Frame& f = stack_.back();
+    f.key = key;
+    f.key_mark = mark;
+    f.has_key = true;
+  }
 
   bool expecting_key() const {
     return !stack_.empty() && stack_.back().value.IsObject() && !stack_.back().has_key &&
@@ -411,76 +441,130 @@ class Builder : public YAML::EventHandler {
     f.node = add_node(mark);
     f.value = JsonValue(type);
     f.anchor = anchor;
+    nodes_[f.node].open = true;
+    nodes_[f.node].depth = static_cast<std::uint32_t>(stack_.size());
     stack_.push_back(std::move(f));
   }
 
   void close() {
     Frame f = std::move(stack_.back());
     stack_.pop_back();
+    nodes_[f.node].open = false;
     if (!stack_.empty() && stack_.back().complex_key && stack_.back().value.IsObject() &&
         !stack_.back().has_key) {
-      // The collection was a key; remember a placeholder key so its value is skipped.
+      // The collection was a key: its value is dropped too.
       stack_.back().complex_key = false;
       stack_.back().has_key = true;
-      stack_.back().key.assign(1, '?');  // (not = "?": GCC 12 -Wrestrict false positive)
       stack_.back().drop_value = true;
+      bury(f.node, f.value);
       return;
     }
-    remember(f.anchor, f.value);
-    place(std::move(f.value));
+    remember(f.anchor, f.node, f.value, f.values);
+    place(std::move(f.value), f.node, f.values);
   }
 
-  void put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v) {
-    if (expecting_key()) {  // null or alias as a key
-      Frame& f = stack_.back();
-      f.key = v.IsString() ? std::string(v.GetString(), v.GetStringLength()) : std::string("null");
-      f.key_mark = mark;
-      f.has_key = true;
-      return;
-    }
-    (void)add_node(mark);
-    remember(anchor, v);
-    place(std::move(v));
+  // A scalar or an alias's copy, as a value (not a key), of `values` values.
+  void put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v, std::size_t values) {
+    const std::uint32_t node = add_node(mark);
+    remember(anchor, node, v, values);
+    place(std::move(v), node, values);
   }
 
-  void remember(YAML::anchor_t anchor, const JsonValue& v) {
+  // A large anchored value is not copied: an alias finds it where it is (`find`, O(depth)).
+  // Copying every anchored value cost O(depth × size) for anchors nested in anchors (127 copies
+  // of a large list). A small one (the usual scalar) is copied, so that an alias of it costs O(1):
+  // at most kCopiedValues values per anchor.
+  void remember(YAML::anchor_t anchor, std::uint32_t node, const JsonValue& v, std::size_t values) {
     if (anchor == 0) return;
-    Anchored a{std::make_unique<JsonValue>(), count_values(v)};
-    a.value->CopyFrom(v, doc_->GetAllocator());
-    anchors_[anchor] = std::move(a);
+    const JsonValue* copy = nullptr;
+    if (values <= kCopiedValues) {
+      copies_.emplace_back(v, doc_->GetAllocator());
+      copy = &copies_.back();
+    }
+    anchors_[anchor] = Anchored{node, values, copy};
+    last_anchored_ = node;
+  }
+
+  // The value of `node`: from where it can be reached directly (an open collection, the document,
+  // a dropped value) down the indices of its parents, O(depth).
+  const JsonValue* find(std::uint32_t node) {
+    route_.clear();
+    const JsonValue* v = nullptr;
+    for (std::uint32_t n = node;;) {
+      const Node& x = nodes_[n];
+      if (x.grave != kNoNode) {
+        v = &graveyard_[x.grave];
+        break;
+      }
+      if (x.open) {
+        v = &stack_[x.depth].value;
+        break;
+      }
+      if (x.parent == kNoNode) {
+        v = doc_.get();
+        break;
+      }
+      route_.push_back(x.slot);
+      n = x.parent;
+    }
+    for (auto it = route_.rbegin(); it != route_.rend(); ++it) {
+      v = v->IsArray() ? &(*v)[*it] : &(v->MemberBegin() + *it)->value;
+    }
+    return v;
+  }
+
+  // Keeps a value that leaves the document (a repeated key's earlier value, a merged map, a
+  // complex key or its value) where aliases to anchors inside it still find it: moved, O(1).
+  void bury(std::uint32_t node, JsonValue& v) {
+    if (node == kNoNode || last_anchored_ == kNoNode || last_anchored_ < node) {
+      return;  // no anchor inside (the nodes of a value's contents come after its own)
+    }
+    nodes_[node].grave = static_cast<std::uint32_t>(graveyard_.size());
+    graveyard_.emplace_back(std::move(v));
   }
 
   // Places a finished value into its container (or as the document).
-  void place(JsonValue&& v) {
+  void place(JsonValue&& v, std::uint32_t node, std::size_t values) {
     auto& alloc = doc_->GetAllocator();
     if (stack_.empty()) {
       static_cast<JsonValue&>(*doc_) = std::move(v);
-      root_set_ = true;
       return;
     }
     Frame& f = stack_.back();
     if (f.value.IsArray()) {
+      nodes_[node].slot = f.value.Size();
       f.value.PushBack(v, alloc);
+      f.values += values;
       return;
     }
     f.has_key = false;
     if (f.drop_value) {  // the value of a complex key (not of a key written "?")
       f.drop_value = false;
+      bury(node, v);
       return;
     }
     if (f.key == "<<" && (v.IsObject() || v.IsArray())) {
       merge(f, v);  // YAML merge keys, as Kubernetes' reader applies them
+      bury(node, v);
       return;
     }
     const rapidjson::SizeType existing = f.members.find(f.value, f.key);
     if (existing != MemberIndex::kNone) {
-      // A repeated key: the last one wins, as in Kubernetes' reader.
-      (f.value.MemberBegin() + existing)->value = v;
+      // A repeated key: the last one wins, in the first one's place, as in Kubernetes' reader.
+      JsonValue& earlier = (f.value.MemberBegin() + existing)->value;
+      f.values -= count_values(earlier);  // (each value is dropped at most once: O(n) in all)
+      bury(f.member_nodes[existing], earlier);
+      earlier = v;
+      f.member_nodes[existing] = node;
+      nodes_[node].slot = existing;
     } else {
       f.value.AddMember(
           JsonValue(f.key.data(), static_cast<rapidjson::SizeType>(f.key.size()), alloc), v, alloc);
       f.members.added(f.value);
+      f.member_nodes.push_back(node);
+      nodes_[node].slot = f.value.MemberCount() - 1;
     }
+    f.values += values;
   }
 
   // `<<: *base` (or a list of them): members the map does not set itself.
@@ -492,8 +576,10 @@ class Builder : public YAML::EventHandler {
         if (into.members.find(into.value, view(it->name)) != MemberIndex::kNone) continue;
         JsonValue name(it->name, alloc);
         JsonValue value(it->value, alloc);
+        into.values += count_values(value);
         into.value.AddMember(name, value, alloc);
         into.members.added(into.value);
+        into.member_nodes.push_back(kNoNode);
       }
     };
     if (from.IsArray()) {
@@ -508,14 +594,19 @@ class Builder : public YAML::EventHandler {
   std::vector<Node> nodes_;
   std::string keys_;  // the rendered keys of the members, one after the other
   std::vector<Frame> stack_;
+  static constexpr std::size_t kCopiedValues = 16;
   struct Anchored {
-    std::unique_ptr<JsonValue> value;
-    std::size_t values;
+    std::uint32_t node;
+    std::size_t values;     // in the anchored value, aliases expanded
+    const JsonValue* copy;  // in copies_, for a small value; else null
   };
   std::unordered_map<YAML::anchor_t, Anchored> anchors_;
+  std::uint32_t last_anchored_ = kNoNode;  // the node of the last anchored value
+  std::deque<JsonValue> graveyard_;        // dropped values that may hold anchored ones
+  std::deque<JsonValue> copies_;           // of small anchored values
+  std::vector<std::uint32_t> route_;       // find()'s
   std::size_t expanded_ = 0;
   Position root_mark_;
-  bool root_set_ = false;
   bool only_null_ = true;
   YAML::Mark last_null_mark_;
   std::string error_;
