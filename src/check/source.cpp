@@ -624,8 +624,7 @@ bool is_list(const JsonValue& doc) {
 
 // Fills the position tables of the objects of one document in one pass over its values (parents
 // come before their children): `objects` is the document, or for a `kind: List` its items, whose
-// fields are found relative to the item (the item's `spec` is written at `items[3].spec`). A
-// member is found by its path as a field (`a.b`) or as a map key (`a[b]`).
+// fields are found relative to the item (the item's `spec` is written at `items[3].spec`).
 void index_positions(const std::vector<Node>& nodes, std::string_view keys, bool list,
                      std::span<SourceObject> objects) {
   using Fingerprint = FieldPositions::Fingerprint;
@@ -679,9 +678,7 @@ void index_positions(const std::vector<Node>& nodes, std::string_view keys, bool
     }
     path.fingerprint = FieldPositions::extend(FieldPositions::extend(parent.fingerprint, "."), key);
     path.empty = false;
-    table.add(path.fingerprint, n.at);
-    const Fingerprint open = FieldPositions::extend(parent.fingerprint, "[");
-    table.add(FieldPositions::extend(FieldPositions::extend(open, key), "]"), n.at);
+    table.add(path.fingerprint, n.at);  // (`a[b]` is looked up as `a.b`: see locate)
   }
 }
 
@@ -745,6 +742,11 @@ Position SourceObject::locate(const std::string& field) const {
     if (field[end - 1] == ']') {
       const std::size_t open = field.rfind('[', end - 1);
       if (open == std::string::npos) break;
+      if (open > 0) {  // `a[b]`, a map key, is member `b` of `a`, recorded as `a.b`
+        const std::string_view key = std::string_view(field).substr(open + 1, end - open - 2);
+        const auto member = FieldPositions::extend(FieldPositions::extend(prefix[open], "."), key);
+        if (const Position* at = positions.find(member)) return *at;
+      }
       end = open;
     } else {
       const std::size_t dot = field.rfind('.', end - 1);

@@ -21,9 +21,10 @@ struct Position {
 
 // Where the fields of one object were written (the key for a member, the element for a list
 // item), by their path as FieldPath::str() renders it: `spec.placement.clusterAffinities[1]`,
-// `metadata.labels[a/b]`, a key longer than kMaxEchoedBytes cut as FieldPath cuts it. A path is
-// kept as a 122-bit fingerprint (two polynomial hashes modulo 2^61 - 1 with bases drawn at
-// start-up), not as text, so the memory is O(fields) however deep the fields and long the keys.
+// `metadata.labels.app` (SourceObject::locate finds `metadata.labels[app]` there too), a key
+// longer than kMaxEchoedBytes cut as FieldPath cuts it. A path is kept as a 122-bit fingerprint
+// (two polynomial hashes modulo 2^61 - 1 with bases drawn at start-up), not as text, so the
+// memory is O(fields) however deep the fields and long the keys.
 class FieldPositions {
  public:
   struct Fingerprint {
@@ -35,7 +36,6 @@ class FieldPositions {
   // Records where `path` was written, unless it already was (a repeated key keeps its first place).
   void add(Fingerprint path, Position at);
   const Position* find(Fingerprint path) const;
-  const Position* find(std::string_view path) const { return find(extend({}, path)); }
   std::size_t size() const { return used_; }
 
  private:
