@@ -277,6 +277,27 @@ bool read_all(const std::string& file, std::string& text, std::ostream& err) {
   return true;
 }
 
+// Reads and loads `file` into `loaded` inside the recovery boundary of a file, as judge_safely is
+// that of an object: anything thrown while reading or loading it (std::bad_alloc for a file too
+// large for the memory left) is one error for this file, and the other files are still judged.
+bool read_and_load(const std::string& file, LoadedFile& loaded, std::ostream& err) {
+  std::string what;
+  try {
+    std::string text;
+    if (!read_all(file, text, err)) return false;
+    loaded = load(text);
+    return true;
+  } catch (const std::exception& e) {
+    what = e.what();
+  } catch (...) {
+    what = "an exception that is not a std::exception";
+  }
+  loaded = LoadedFile{};
+  err << (file == "-" ? "<stdin>" : file)
+      << ": cannot read: internal error while loading this file: " << what << "\n";
+  return false;
+}
+
 // ---- reports ----
 
 struct Summary {
@@ -440,12 +461,12 @@ int run(const std::vector<std::string>& paths, const Options& options, std::ostr
   std::vector<Judged> judged;
   std::vector<FileSyntaxError> syntax;
   for (const std::string& file : files) {
-    std::string text;
-    if (!read_all(file, text, err)) {
+    LoadedFile one;
+    if (!read_and_load(file, one, err)) {
       usage_problem = true;
       continue;
     }
-    loaded.push_back(load(text));
+    loaded.push_back(std::move(one));
     LoadedFile& lf = loaded.back();
     if (lf.syntax_error) {
       syntax.push_back(FileSyntaxError{file, *lf.syntax_error});

@@ -11,6 +11,7 @@ import base64
 import copy
 import json
 import os
+import resource
 import subprocess
 import sys
 
@@ -48,9 +49,15 @@ class Env:
         self.binary = args.binary
         self.root = os.path.join(args.source, "test", "fixtures", "check")
 
-    def check(self, *args, stdin=None):
+    def check(self, *args, stdin=None, memory=None):
+        """`check ARGS` in the fixture tree; `memory`: a limit of its address space, in bytes."""
+        limit = None
+        if memory is not None:
+            def limit():
+                resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         proc = subprocess.run([self.binary, "check"] + list(args), cwd=self.root, input=stdin,
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60,
+                              preexec_fn=limit)
         return proc.returncode, proc.stdout.decode(), proc.stderr.decode()
 
     def review(self, path, review):
@@ -188,6 +195,31 @@ def test_ten_thousand_policies(env):
     check(code == 0 and out == "", "10 000 valid policies: exit %d, output %r", code, out[:300])
 
 
+def test_a_file_that_cannot_be_loaded_is_one_error(env):
+    """The recovery boundary of a file: one whose loading throws (std::bad_alloc here, a large file
+    under a limit of memory) is one error for that file, and the other files are still judged."""
+    # The least address space a small file is checked in (a sanitizer build needs terabytes of
+    # it: nothing to test there), then 128 MiB more: plenty for the small file, not enough for a
+    # list of 10 million items (16 bytes each as JSON values alone).
+    base = None
+    for mib in (32, 48, 64, 96, 128, 192, 256, 384, 512):
+        code, _, _ = env.check("policies/list.yaml", memory=mib << 20)
+        if code == 0:
+            base = mib << 20
+            break
+    if base is None:
+        print("  (no limit of memory lets this binary run: a sanitizer build? not tested)")
+        return
+    big = os.path.join(harness.temp_dir("check"), "big.yaml")
+    with open(big, "w") as f:
+        f.write("a: [" + "1," * 9_999_999 + "1]\n")
+    code, out, err = env.check(big, "policies/list.yaml", memory=base + (128 << 20))
+    check(code == 2, "exit %d, expected 2; stderr: %s", code, err)
+    check(lines(err) == [big + ": cannot read: internal error while loading this file: std::bad_alloc"],
+          "stderr: %r", err)
+    check(lines(out) == ["2 objects: 1 valid, 0 invalid, 1 skipped, 0 warnings"], "output: %r", out)
+
+
 TESTS = [
     test_directory_text_output,
     test_quiet_prints_problems_only,
@@ -200,6 +232,7 @@ TESTS = [
     test_yaml_show_defaults,
     test_same_verdicts_as_the_webhook,
     test_ten_thousand_policies,
+    test_a_file_that_cannot_be_loaded_is_one_error,
 ]
 
 

@@ -1,15 +1,58 @@
 // Reading policy files for `check`: YAML scalars typed as Kubernetes reads them, positions, and
 // the nearest-parent lookup for absent fields.
+#include <malloc.h>
+
 #include <catch2/catch.hpp>
-
+#include <chrono>
 #include <string>
+#include <vector>
 
+#include "admission/field_error.hpp"
 #include "check/source.hpp"
 
 using kpw::check::load;
+using kpw::check::LoadedFile;
+
+namespace {
+
+// Bytes of heap in use (glibc's count; 0 under the sanitizers, whose allocator it does not see).
+std::size_t heap_in_use() {
+  const struct mallinfo2 m = mallinfo2();
+  return m.uordblks + m.hblkhd;
+}
+
+struct Cost {
+  double seconds;
+  std::size_t bytes;  // of heap the loaded file holds
+};
+
+// Loads `text` into `file`: how long it took and how much memory the result holds. The hostile
+// inputs below took minutes or held GBs while a step of loading was super-linear; linear, they
+// take well under a second (a few under the sanitizers) and hold a few dozen bytes per byte read,
+// so the bounds below fail only when a step is super-linear again.
+Cost load_measured(const std::string& text, LoadedFile& file) {
+  file = LoadedFile{};
+  const std::size_t before = heap_in_use();
+  const auto start = std::chrono::steady_clock::now();
+  file = load(text);
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  const std::size_t after = heap_in_use();
+  return Cost{seconds, after > before ? after - before : 0};
+}
+
+constexpr double kLinearSeconds = 30;
+constexpr std::size_t kLinearBytesPerByte = 100;
+
+std::string member_name(const kpw::JsonValue& obj, rapidjson::SizeType i) {
+  return std::string((obj.MemberBegin() + i)->name.GetString());
+}
+
+}  // namespace
 
 TEST_CASE("check: plain scalars follow YAML 1.1 and quoted ones stay strings") {
-  const auto file = load("a: yes\nb: 'yes'\nc: 42\nd: 1.5\ne: ~\nf: 0x1F\ng: \"7\"\nh: off\ni: text\nj:\n");
+  const auto file =
+      load("a: yes\nb: 'yes'\nc: 42\nd: 1.5\ne: ~\nf: 0x1F\ng: \"7\"\nh: off\ni: text\nj:\n");
   REQUIRE_FALSE(file.syntax_error);
   REQUIRE(file.objects.size() == 1);
   const auto& o = *file.objects[0].json;
@@ -28,6 +71,16 @@ TEST_CASE("check: plain scalars follow YAML 1.1 and quoted ones stay strings") {
   CHECK_FALSE(kpw::check::plain_scalar_is_string("12"));
 }
 
+TEST_CASE("check: a map or list as a key is dropped with its value, a key written \"?\" is kept") {
+  const auto file = load("? [a, b]\n: dropped\n\"?\": kept\nc: 1\n");
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& o = *file.objects[0].json;
+  CHECK(o.MemberCount() == 2);
+  CHECK(std::string(o["?"].GetString()) == "kept");
+  CHECK(o["c"].GetInt64() == 1);
+}
+
 TEST_CASE("check: positions of keys and items and the nearest parent of an absent field") {
   const auto file = load("spec:\n  list:\n    - name: a\n    - name: b\n");
   REQUIRE(file.objects.size() == 1);
@@ -41,7 +94,8 @@ TEST_CASE("check: positions of keys and items and the nearest parent of an absen
 }
 
 TEST_CASE("check: documents, lists and syntax errors") {
-  const auto multi = load("a: 1\n---\n---\nkind: List\napiVersion: v1\nitems:\n  - {b: 2}\n  - {c: 3}\n");
+  const auto multi =
+      load("a: 1\n---\n---\nkind: List\napiVersion: v1\nitems:\n  - {b: 2}\n  - {c: 3}\n");
   REQUIRE_FALSE(multi.syntax_error);
   REQUIRE(multi.objects.size() == 3);
   CHECK(multi.objects[1].document == 2);
@@ -53,4 +107,232 @@ TEST_CASE("check: documents, lists and syntax errors") {
   for (int i = 0; i < 200; ++i) deep += "[";
   for (int i = 0; i < 200; ++i) deep += "]";
   CHECK(load(deep).syntax_error);  // nesting is bounded
+}
+
+TEST_CASE(
+    "check: a map of 300 000 keys is read in linear time, a repeated key replacing the first") {
+  std::string text;
+  for (int i = 0; i < 300'000; ++i) text.append("k").append(std::to_string(i)).append(": 1\n");
+  text += "k7: last\n";
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& o = *file.objects[0].json;
+  CHECK(o.MemberCount() == 300'000);
+  CHECK(std::string(o["k7"].GetString()) == "last");
+  CHECK(member_name(o, 7) == "k7");  // in the place of the first
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: a merge key of 100 000 members into a map of 100 000 is read in linear time") {
+  std::string text = "base: &b {";
+  for (int i = 0; i < 100'000; ++i) text.append("m").append(std::to_string(i)).append(": 1, ");
+  text += "k5: merged}\nobj:\n";
+  for (int i = 0; i < 100'000; ++i) text.append("  k").append(std::to_string(i)).append(": 2\n");
+  text += "  <<: *b\n  m9: own\n";
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& obj = (*file.objects[0].json)["obj"];
+  CHECK(obj.MemberCount() == 200'000);
+  CHECK(obj["k5"].GetInt64() == 2);  // the map's own key wins over the merged one
+  CHECK(std::string(obj["m9"].GetString()) == "own");
+  CHECK(obj["m99999"].GetInt64() == 1);
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: a key longer than 256 bytes is found by its path as FieldPath renders it") {
+  const std::string label(300, 'x');
+  const auto file = load("metadata:\n  labels:\n    " + label + ": v\n    short: w\n");
+  REQUIRE(file.objects.size() == 1);
+  const auto& obj = file.objects[0];
+  const auto metadata = kpw::FieldPath::root("metadata");
+  const auto labels = metadata.child("labels");
+  const auto long_label = labels.key(label);  // `metadata.labels[xxx... (300 bytes)]`
+  REQUIRE(long_label.str().size() < label.size());
+  CHECK(obj.locate(long_label.str()).line == 3);
+  CHECK(obj.locate(long_label.str()).column == 5);
+  const auto as_field = labels.child(label);  // `metadata.labels.xxx... (300 bytes)`
+  CHECK(obj.locate(as_field.str()).line == 3);
+  const std::string absent(300, 'y');  // (a FieldPath keeps a view of its key)
+  const auto other = labels.key(absent);
+  CHECK(obj.locate(other.str()).line == 2);  // absent: its parent
+}
+
+TEST_CASE("check: a 1 MB key with 2000 children keeps no path per child (linear memory)") {
+  const std::string key(1'000'000, 'k');
+  std::string text = "? " + key + "\n:\n";
+  for (int i = 0; i < 2000; ++i) text.append("  c").append(std::to_string(i)).append(": 1\n");
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // 4 GB of paths, before
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& obj = file.objects[0];
+  const auto root = kpw::FieldPath::root(key);
+  const auto last = root.child("c1999");
+  CHECK(obj.locate(last.str()).line == 2002);
+  CHECK(obj.locate(last.str()).column == 3);
+  CHECK(obj.locate(root.str()).line == 1);
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: 40 000 items under 127 keys of 256 bytes keep no path per item (linear memory)") {
+  std::string text;
+  std::vector<std::string> keys;
+  for (int d = 0; d < 127; ++d) {
+    std::string key;
+    for (int i = 0; i < 64; ++i) {
+      key.append(d < 10 ? "k00" : d < 100 ? "k0" : "k").append(std::to_string(d));
+    }
+    keys.push_back(key);
+    text.append(static_cast<std::size_t>(d), ' ').append(key).append(":\n");
+  }
+  text.append(127, ' ').append("[");
+  for (int i = 0; i < 40'000; ++i) text.append(i == 0 ? "1" : ",1");
+  text.append("]\n");
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // 1.3 GB of paths, before
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  std::string field;
+  for (const std::string& key : keys) field.append(field.empty() ? "" : ".").append(key);
+  CHECK(file.objects[0].locate(field + "[39999]").line == 128);
+  CHECK(file.objects[0].locate(field + "[40000]").line == 127);  // absent: its parent's key
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
+}
+
+TEST_CASE("check: a kind: List of 20 000 items gets each item's positions in one pass") {
+  std::string text = "apiVersion: v1\nkind: List\nitems:\n";
+  for (int i = 0; i < 20'000; ++i) {
+    text.append("  - metadata: {name: p").append(std::to_string(i)).append("}\n");
+    text.append(
+        "    spec: {placement: {clusterAffinities: [{affinityName: a}, {affinityName: b}]}}\n");
+  }
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // minutes, before: O(items × positions)
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 20'000);
+  const auto& last = file.objects.back();
+  CHECK(last.start.line == 2 * 19'999 + 4);
+  CHECK(last.start.column == 5);
+  CHECK(last.locate("metadata.name").line == 2 * 19'999 + 4);
+  CHECK(last.locate("metadata.name").column == 16);
+  CHECK(last.locate("spec.placement.clusterAffinities[1].affinityName").line == 2 * 19'999 + 5);
+  CHECK(last.locate("spec.placement.clusterAffinities[1].affinityName").column == 64);
+  CHECK(last.locate("items[19999].metadata").line == last.start.line);  // not the list's path
+  CHECK(cost.seconds < kLinearSeconds);
+}
+
+TEST_CASE("check: locating a field costs O(its size) however many parents are tried") {
+  std::string text = "a: 1\n";
+  for (int i = 0; i < 100; ++i) text.append("k").append(std::to_string(i)).append(": 1\n");
+  const auto file = load(text);
+  REQUIRE(file.objects.size() == 1);
+  std::string field = "a";
+  for (int i = 0; i < 600'000; ++i) field.append(i % 2 == 0 ? ".b" : "[c]");
+  const auto start = std::chrono::steady_clock::now();
+  const auto at = file.objects[0].locate(field);  // 600 000 parents tried, the last one `a`
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  CHECK(at.line == 1);
+  CHECK(at.column == 1);
+  CHECK(seconds < kLinearSeconds);
+}
+
+TEST_CASE("check: 100 000 small objects, in a List or as documents, hold memory in proportion") {
+  std::string list = "kind: List\nitems:\n";
+  std::string documents;
+  for (int i = 0; i < 100'000; ++i) {
+    list += "- {a: 1}\n";
+    documents += "a: 1\n---\n";
+  }
+  for (const std::string* text : {&list, &documents}) {
+    LoadedFile file;
+    const Cost cost = load_measured(*text, file);
+    REQUIRE(file.objects.size() == 100'000);
+    CHECK(file.objects.back().json->HasMember("a"));
+    CHECK(file.objects.back().locate("a").line > 100'000);
+    CHECK(cost.seconds < kLinearSeconds);
+    // About 1 KiB an object (RapidJSON gives an object room for 16 members); a pool of 64 KiB
+    // each, before.
+    CHECK(cost.bytes < 2048 * file.objects.size());
+  }
+}
+
+TEST_CASE("check: an alias is the anchored value as written, wherever that value went since") {
+  // Small anchored values are copied; larger ones are found where they are: both ways here.
+  for (const bool large : {false, true}) {
+    const std::string more = large ? ", 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14" : "";
+    const std::string pad = large ? ", pad: [" + more.substr(2) + "]" : "";
+    std::string text;
+    text.append("base: &b {a: 1, b: [1, 2]").append(pad).append("}\n");
+    text.append("copy: *b\n");
+    text.append("list: [&i {a: 1").append(pad).append("}, *i]\n");  // in a list still open
+    text.append("dup: &d {v: 1").append(pad).append("}\n");  // then replaced by a repeated key:
+    text.append("dup: 2\n");
+    text.append("fromdup: *d\n");
+    text.append("? [&k {v: 1").append(pad).append("}]\n");  // inside a key JSON cannot hold
+    text.append(": 1\n");
+    text.append("fromkey: *k\n");
+    text.append("? [x]\n");
+    text.append(": &kv {a: 1").append(pad).append("}\n");  // on such a key's value
+    text.append("fromkeyvalue: *kv\n");
+    text.append("merged:\n");
+    text.append("  <<: &m {a: 1").append(pad).append("}\n");  // on a merged map
+    text.append("  b: 2\n");
+    text.append("frommerge: *m\n");
+    text.append("outer: &o {i: &n [1, 2").append(more).append("], j: *n}\n");  // in an anchored map
+    text.append("fromouter: *o\n");
+    text.append("name: &name key\n");
+    text.append("*name : aliased key\n");
+    const auto file = load(text);
+    REQUIRE_FALSE(file.syntax_error);
+    REQUIRE(file.objects.size() == 1);
+    const auto& o = *file.objects[0].json;
+    CHECK(o["copy"] == o["base"]);
+    CHECK(o["list"][1] == o["list"][0]);
+    CHECK(o["dup"].GetInt64() == 2);
+    CHECK(o["fromdup"]["v"].GetInt64() == 1);
+    CHECK(o["fromkey"]["v"].GetInt64() == 1);
+    CHECK(o["fromkeyvalue"]["a"].GetInt64() == 1);
+    CHECK(o["merged"].MemberCount() == (large ? 3 : 2));
+    CHECK(o["frommerge"]["a"].GetInt64() == 1);
+    CHECK(o["fromouter"] == o["outer"]);
+    CHECK(o["fromouter"]["j"] == o["outer"]["i"]);
+    CHECK(std::string(o["key"].GetString()) == "aliased key");
+  }
+}
+
+TEST_CASE("check: aliases may not expand a file beyond a million values") {
+  std::string text = "a: &a [";
+  for (int i = 0; i < 999; ++i) text += "1, ";
+  text += "1]\nb: [";  // 1001 values
+  for (int i = 0; i < 1000; ++i) text += "*a, ";
+  text += "*a]\n";
+  const auto file = load(text);
+  REQUIRE(file.syntax_error);
+  CHECK(file.syntax_error->message == "aliases expand to more than 1000000 values");
+}
+
+TEST_CASE("check: 127 nested anchors around 200 000 items are not copied 127 times") {
+  std::string text;
+  for (int d = 0; d < 127; ++d) {
+    text.append(static_cast<std::size_t>(d), ' ').append("a: &a").append(std::to_string(d));
+    text += "\n";
+  }
+  text.append(127, ' ').append("[");
+  for (int i = 0; i < 200'000; ++i) text.append(i == 0 ? "1" : ",1");
+  text.append("]\nb: *a0\n");
+  LoadedFile file;
+  const Cost cost = load_measured(text, file);  // 127 copies of the list, before: 400 MB
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  CHECK(cost.seconds < kLinearSeconds);
+  CHECK(cost.bytes < kLinearBytesPerByte * text.size());
 }
