@@ -144,7 +144,8 @@ void append_base64(std::string& out, std::string_view bytes) {
   out.push_back('=');
 }
 
-JsonPatch::JsonPatch() : allocator_(chunk_, sizeof(chunk_)) {}
+JsonPatch::JsonPatch(std::size_t max_bytes)
+    : allocator_(chunk_, sizeof(chunk_)), max_bytes_(max_bytes) {}
 
 void JsonPatch::reset(const JsonValue* object) {
   object_ = object;
@@ -323,7 +324,7 @@ void JsonPatch::walked_to(const JsonValue* node) {
 bool JsonPatch::within_bounds(std::size_t value_bytes) {
   if (too_large_) return false;
   bytes_ += pointer_.size() + value_bytes + kOpBytes;
-  too_large_ = bytes_ > kMaxBytes;
+  too_large_ = bytes_ > max_bytes_;
   return !too_large_;
 }
 

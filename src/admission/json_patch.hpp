@@ -28,7 +28,8 @@ namespace kpw {
 // so the others keep their order (that of the first set of each target).
 class JsonPatch {
  public:
-  JsonPatch();
+  // `max_bytes`: see kMaxBytes (kUnbounded only for tests that build huge patches on purpose).
+  explicit JsonPatch(std::size_t max_bytes = kMaxBytes);
   JsonPatch(const JsonPatch&) = delete;
   JsonPatch& operator=(const JsonPatch&) = delete;
 
@@ -49,6 +50,7 @@ class JsonPatch {
   // takes memory in proportion, and a 3 MiB body of a million empty elements asked for 150 MB.
   // No real policy comes near it (an ordinary patch is under 1 KiB).
   static constexpr std::size_t kMaxBytes = 4 * 1024 * 1024;
+  static constexpr std::size_t kUnbounded = SIZE_MAX;
   bool too_large() const { return too_large_; }
   // Ops asked for until the patch became too large.
   std::size_t size() const { return used_; }
@@ -130,6 +132,7 @@ class JsonPatch {
   std::vector<Op> ops_;  // [0, used_) are this patch's ops, live_ of them not dropped
   std::size_t used_ = 0;
   std::size_t live_ = 0;
+  std::size_t max_bytes_;
   std::size_t bytes_ = 0;  // of every op asked for, as rendered, about
   bool too_large_ = false;
   // Whether any op of this patch was made with an object value: until one is, no set can land

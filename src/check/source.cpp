@@ -5,7 +5,6 @@
 
 #include <cerrno>
 #include <charconv>
-#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <deque>
@@ -15,6 +14,8 @@
 #include <string_view>
 #include <unordered_map>
 #include <vector>
+
+#include "util/hash.hpp"
 
 namespace kpw::check {
 namespace {
@@ -27,10 +28,11 @@ constexpr std::size_t kMaxFileBytes = std::size_t{1} << 31;
 constexpr std::size_t kMaxAliasValues = 1'000'000;
 
 // ---- Keyed hashing ----
-// Map keys and field paths are hashed with a polynomial hash modulo 2^61 - 1 whose base is drawn
-// when the program starts, so a file cannot be written to make them collide (std::hash can be:
-// its MurmurHash-style mixing has collisions whatever the seed) and the tables below stay expected
-// O(1) per lookup on hostile input.
+// Map keys are hashed with the project's keyed hash (util/hash.hpp). Field paths are fingerprinted
+// with a polynomial hash modulo 2^61 - 1, which can be extended a character at a time (locate
+// fingerprints every prefix of a field in one pass), with bases drawn from that key, so a file
+// cannot be written to make them collide either and the tables below stay expected O(1) per
+// lookup on hostile input.
 constexpr std::uint64_t kMersenne61 = (std::uint64_t{1} << 61) - 1;
 
 std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
@@ -40,13 +42,6 @@ std::uint64_t mul_mod(std::uint64_t a, std::uint64_t b) {
   return r >= kMersenne61 ? r - kMersenne61 : r;
 }
 
-std::uint64_t splitmix64(std::uint64_t& state) {
-  std::uint64_t z = (state += 0x9E3779B97F4A7C15ULL);
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 // Two independent bases, for fingerprints that need more than 61 bits.
 struct HashBases {
   std::uint64_t a, b;
@@ -54,13 +49,9 @@ struct HashBases {
 
 const HashBases& hash_bases() {
   static const HashBases bases = [] {
-    // The clock and where the loader was mapped (ASLR): unknown to whoever wrote the file.
-    std::uint64_t state =
-        static_cast<std::uint64_t>(std::chrono::steady_clock::now().time_since_epoch().count()) ^
-        static_cast<std::uint64_t>(reinterpret_cast<std::uintptr_t>(&hash_bases));
     constexpr std::uint64_t kLow = std::uint64_t{1} << 32;
-    const std::uint64_t a = kLow + splitmix64(state) % (kMersenne61 - kLow);
-    const std::uint64_t b = kLow + splitmix64(state) % (kMersenne61 - kLow);
+    const std::uint64_t a = kLow + keyed_hash(1, "check: path base") % (kMersenne61 - kLow);
+    const std::uint64_t b = kLow + keyed_hash(2, "check: path base") % (kMersenne61 - kLow);
     return HashBases{a, b};
   }();
   return bases;
@@ -123,9 +114,7 @@ class MemberIndex {
     rapidjson::SizeType member = kNone;  // kNone: a free slot
   };
 
-  static std::uint64_t hash_of(std::string_view name) {
-    return extend_hash(0, hash_bases().a, name);
-  }
+  static std::uint64_t hash_of(std::string_view name) { return keyed_hash(name); }
 
   void insert(const JsonValue& map, rapidjson::SizeType member) {
     const std::uint64_t hash = hash_of(view((map.MemberBegin() + member)->name));

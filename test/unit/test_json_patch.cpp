@@ -206,7 +206,7 @@ TEST_CASE("patch: 500 000 sets on distinct elements of a large array render ever
   REQUIRE(arena.parse_in_place(text).ok);
   const FieldPath spec = FieldPath::root("spec");
   const FieldPath items = spec.child("items");
-  JsonPatch patch;
+  JsonPatch patch(JsonPatch::kUnbounded);  // far past kMaxBytes on purpose
   patch.reset(&arena.document());
   for (std::size_t i = 0; i < kItems; ++i) {
     const FieldPath item = items.index(i);
@@ -436,7 +436,7 @@ TEST_CASE("patch: sets into elements of an array beside 100 000 other fields tak
   REQUIRE(!doc.Parse(text.c_str()).HasParseError());
   const FieldPath spec = FieldPath::root("spec");
   const FieldPath items = spec.child("items");
-  JsonPatch patch;
+  JsonPatch patch(JsonPatch::kUnbounded);  // far past kMaxBytes on purpose
   patch.reset(&doc);
   for (std::size_t i = 0; i < kWide; ++i) {
     const FieldPath item = items.index(i);
@@ -589,4 +589,30 @@ TEST_CASE("patch: a patch finds what it holds alike whether it scans its few ops
     CHECK(scanned.empty() == (want == "[]"));
   }
   CHECK(compared_ops > 10'000);
+}
+
+TEST_CASE("patch: past kMaxBytes a patch stops growing and says it is too large") {
+  kpw::JsonArena arena;
+  std::string text = R"({"items":[)";
+  for (int i = 0; i < 100000; ++i) text += i == 0 ? "{}" : ",{}";
+  text += "]}";
+  REQUIRE(arena.parse_in_place(text).ok);
+  const FieldPath items = FieldPath::root("items");
+  JsonPatch patch;
+  patch.reset(&arena.document());
+  for (std::size_t i = 0; i < 100000; ++i) {
+    const FieldPath item = items.index(i);
+    patch.set(item.child("spreadByField"), std::string_view("cluster"));
+  }
+  CHECK(patch.too_large());
+  CHECK(patch.size() < 100000);
+  CHECK(patch.size() > 40000);
+  // A new patch starts within bounds again.
+  patch.reset(&arena.document());
+  const FieldPath first = items.index(0);
+  patch.set(first.child("minGroups"), std::int64_t{1});
+  CHECK_FALSE(patch.too_large());
+  std::string rendered;
+  patch.render(rendered);
+  CHECK(rendered == R"([{"op":"add","path":"/items/0/minGroups","value":1}])");
 }
