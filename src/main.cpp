@@ -108,7 +108,8 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--max-header-bytes", f.max_header_bytes, "largest request header block")
       ->capture_default_str();
   app.add_option("--large-review-bytes", f.large_review_bytes,
-                 "bodies larger than this are judged on the review threads, off the I/O threads")
+                 "bodies larger than this (an eighth of it for mutating webhooks) are judged on "
+                 "the review threads, off the I/O threads")
       ->capture_default_str();
   app.add_option("--review-threads", f.review_threads,
                  "threads judging large bodies, at a lower CPU priority than the I/O threads")

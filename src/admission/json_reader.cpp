@@ -664,9 +664,15 @@ class Reader {
 
 }  // namespace
 
+namespace {
+// Per thread, so that a read allocates nothing once it has grown.
+thread_local KeyState t_keys;
+}  // namespace
+
+void release_json_reader_memory() { t_keys = KeyState{}; }
+
 JsonReadResult read_json_in_place(char* text, std::size_t size, JsonDocument& doc) {
-  // Per thread, so that a read allocates nothing once it has grown.
-  thread_local KeyState keys;
+  KeyState& keys = t_keys;
   keys.keys.clear();
   JsonReadResult result;
   auto generate = [&](JsonDocument& d) {

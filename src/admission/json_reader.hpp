@@ -31,4 +31,7 @@ struct JsonReadResult {
 // outlive it. On failure `doc` is left empty (null).
 JsonReadResult read_json_in_place(char* text, std::size_t size, JsonDocument& doc);
 
+// Gives back what the calling thread's reads grew (the key stack and index of a huge object).
+void release_json_reader_memory();
+
 }  // namespace kpw

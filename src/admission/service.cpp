@@ -1,10 +1,12 @@
 #include "admission/service.hpp"
 
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "admission/json.hpp"
+#include "admission/json_reader.hpp"
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
@@ -14,6 +16,15 @@ namespace {
 
 constexpr std::string_view kV1 = "admission.k8s.io/v1";
 constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
+
+// What a thread keeps from review to review so that a typical one allocates nothing; a large
+// review's growth is given back by release_review_memory.
+struct Scratch {
+  std::optional<AdmissionResult> result;
+  std::string cause;  // one cause's message while it is encoded
+  std::string patch;  // the patch as rendered, before base64
+};
+thread_local Scratch t_scratch;
 
 // The `apiVersion` to echo: empty until the review is known to be an AdmissionReview
 // (upstream answers pre-decode errors without apiVersion/kind).
@@ -76,7 +87,7 @@ void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnsw
     append_json_string(out, message);
     out += ",\"reason\":\"Forbidden\",\"details\":{\"causes\":[";
     bool first = true;
-    thread_local std::string body;  // keeps its capacity from error to error
+    std::string& body = t_scratch.cause;  // keeps its capacity from error to error
     for (const FieldError& e : result.errors.errors()) {
       if (!first) out += ',';
       first = false;
@@ -99,7 +110,7 @@ void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnsw
   }
   if (!result.patch.empty()) {
     // A mutator never denies, so a patch only rides on an allowed answer.
-    thread_local std::string ops;  // keeps its capacity from answer to answer
+    std::string& ops = t_scratch.patch;  // keeps its capacity from answer to answer
     ops.clear();
     result.patch.render(ops);
     out += ",\"patch\":\"";
@@ -243,7 +254,8 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   }
 
   // One result per thread, cleared rather than rebuilt, so its vectors keep their capacity.
-  thread_local AdmissionResult result;
+  if (!t_scratch.result) t_scratch.result.emplace();
+  AdmissionResult& result = *t_scratch.result;
   result.errors.clear();
   result.warnings.clear();
   result.patch.reset(req.object);
@@ -344,7 +356,13 @@ void answer_busy(std::size_t limit, std::size_t large_bytes, HttpAnswer& answer)
                answer);
 }
 
-void release_review_memory() { thread_json_arena().release(); }
+void release_review_memory() {
+  thread_json_arena().release();
+  release_json_reader_memory();
+  t_scratch.result.reset();
+  std::string().swap(t_scratch.cause);
+  std::string().swap(t_scratch.patch);
+}
 
 void answer_too_large(std::size_t limit, HttpAnswer& answer) {
   answer.status = 413;

@@ -245,11 +245,17 @@ class Session : public std::enable_shared_from_this<Session> {
     webhook_ = webhook_index(target.substr(0, target.find('?')));
     metrics::request_started(webhook_);
     counted_ = true;
+    // A mutation's answer can be tens of times its body (a default in every element of a list):
+    // it counts as large from an eighth of the size, so that no review judged inline costs more
+    // than a few milliseconds.
+    const bool mutating = webhook_ >= 0 && webhooks()[static_cast<std::size_t>(webhook_)].mutating;
+    large_bytes_ =
+        mutating ? state_.options.large_review_bytes / 8 : state_.options.large_review_bytes;
     // A large body takes a slot of the review threads before it is read, so the memory of the
     // bodies in flight is bounded too; without one it is refused unread.
     if (const auto length = parser_->content_length();
-        length && *length > state_.options.large_review_bytes && !take_large_slot()) {
-      answer_busy(state_.reviews.max_in_flight(), state_.options.large_review_bytes, answer_);
+        length && *length > large_bytes_ && !take_large_slot()) {
+      answer_busy(state_.reviews.max_in_flight(), large_bytes_, answer_);
       return send(false);
     }
     beast::get_lowest_layer(stream_).expires_at(request_start_ + state_.options.read_timeout);
@@ -276,9 +282,9 @@ class Session : public std::enable_shared_from_this<Session> {
     if (ec) return fail_read(ec);
     http::request<http::string_body>& req = parser_->get();
     if (probe(req.method(), origin_form(req.target()))) return answer();
-    if (!large_slot_ && req.body().size() > state_.options.large_review_bytes &&
+    if (!large_slot_ && req.body().size() > large_bytes_ &&
         !take_large_slot()) {  // a chunked body: its size is known only now
-      answer_busy(state_.reviews.max_in_flight(), state_.options.large_review_bytes, answer_);
+      answer_busy(state_.reviews.max_in_flight(), large_bytes_, answer_);
       return answer();
     }
     if (!large_slot_) {
@@ -499,7 +505,8 @@ class Session : public std::enable_shared_from_this<Session> {
   int webhook_ = -1;
   bool counted_ = false;
   bool idle_ = false;
-  bool large_slot_ = false;  // this request holds a slot of the review threads
+  bool large_slot_ = false;      // this request holds a slot of the review threads
+  std::size_t large_bytes_ = 0;  // bodies above this are large for this request's webhook
 };
 
 // One event loop per I/O thread. A connection lives on one loop for its whole life, so its
