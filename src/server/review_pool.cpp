@@ -1,5 +1,6 @@
 #include "server/review_pool.hpp"
 
+#include <sched.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -15,14 +16,16 @@
 namespace kpw {
 namespace {
 
-// Below the I/O threads (nice 0): when both want a core, the scheduler gives the I/O threads
-// ~10 times the share, so ordinary reviews keep their latency while a large one is judged. Raising
-// one's own nice value needs no privilege.
-constexpr int kReviewThreadNice = 10;
-
+// Below the I/O threads: SCHED_IDLE, so that an I/O thread that wakes up (an ordinary review
+// arrives) always takes the core at once, whatever share a large review has had (nice alone
+// leaves it its slice); and nice 19 should the policy not be available. Neither needs a privilege.
+// Under a load that keeps every core busy with I/O threads, large reviews wait: they are the ones
+// that can.
 void lower_priority() {
-  const auto tid = static_cast<id_t>(::syscall(SYS_gettid));
-  ::setpriority(PRIO_PROCESS, tid, kReviewThreadNice);
+  const auto tid = static_cast<pid_t>(::syscall(SYS_gettid));
+  ::setpriority(PRIO_PROCESS, static_cast<id_t>(tid), 19);
+  sched_param param{};
+  ::sched_setscheduler(tid, SCHED_IDLE, &param);
 }
 
 // A review thread keeps what its last large reviews freed while more keep coming, and gives it
@@ -69,6 +72,11 @@ void ReviewPool::run() {
       busy = false;
       block_cache::release_this_thread();
       release_review_memory();
+      std::vector<std::string> drop;
+      {
+        std::lock_guard<std::mutex> lock(buffers_mutex_);
+        drop.swap(buffers_);
+      }
     }
   }
   block_cache::release_this_thread();
@@ -89,5 +97,19 @@ bool ReviewPool::try_acquire() {
 }
 
 void ReviewPool::release() { in_flight_.fetch_sub(1, std::memory_order_relaxed); }
+
+std::string ReviewPool::take_buffer() {
+  std::lock_guard<std::mutex> lock(buffers_mutex_);
+  if (buffers_.empty()) return {};
+  std::string buffer = std::move(buffers_.back());
+  buffers_.pop_back();
+  return buffer;
+}
+
+void ReviewPool::give_buffer(std::string&& buffer) {
+  buffer.clear();
+  std::lock_guard<std::mutex> lock(buffers_mutex_);
+  if (buffers_.size() < max_in_flight_) buffers_.push_back(std::move(buffer));
+}
 
 }  // namespace kpw

@@ -10,7 +10,9 @@
 #include <boost/asio/io_context.hpp>
 #include <boost/asio/post.hpp>
 #include <cstddef>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -34,6 +36,14 @@ class ReviewPool {
   // A slot for one large review, held from its header to its answer; false when all are taken.
   bool try_acquire();
   void release();
+
+  // A buffer for a large body, with the capacity a previous one left (a page the system hands out
+  // anew costs a fault: receiving a 3 MiB body into fresh memory cost its I/O thread ~14 ms on
+  // the virtual machines of docs/performance.md, beside the ordinary reviews it also serves). At
+  // most one per slot is kept, and none after a quiet second. Called by slot holders only: the
+  // lock is never on the path of an ordinary review.
+  std::string take_buffer();
+  void give_buffer(std::string&& buffer);
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
   std::size_t max_in_flight() const { return max_in_flight_; }
 
@@ -52,6 +62,8 @@ class ReviewPool {
   std::vector<std::thread> threads_;
   std::atomic<std::size_t> in_flight_{0};
   std::size_t max_in_flight_;
+  std::mutex buffers_mutex_;
+  std::vector<std::string> buffers_;
 };
 
 }  // namespace kpw

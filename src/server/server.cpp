@@ -307,12 +307,20 @@ class Session : public std::enable_shared_from_this<Session> {
     }
     large_slot_ = true;
     metrics::large_review_started();
+    // The body goes into memory a previous large body left faulted in (see take_buffer).
+    std::string& body = parser_->get().body();
+    if (body.empty()) {
+      std::string buffer = state_.reviews.take_buffer();
+      if (buffer.capacity() > body.capacity()) body.swap(buffer);
+    }
     return true;
   }
 
+  // After the judging (or when the request is abandoned): the body is not needed any more.
   void give_back_large_slot() {
     if (!large_slot_) return;
     large_slot_ = false;
+    if (parser_) state_.reviews.give_buffer(std::move(parser_->get().body()));
     state_.reviews.release();
     metrics::large_review_finished();
   }
@@ -623,10 +631,11 @@ class CertificateWatcher {
 
 // After connections close (a burst of clients, an attack) or large reviews are answered, glibc
 // keeps their freed small blocks; hand them back every second after such events, so RSS returns
-// to its idle level (not while a large review is in flight: its memory is in use).
+// to its idle level (not while a large review is in flight: its memory is in use). The trim runs
+// on a review thread: walking the heaps takes milliseconds no I/O thread should spend.
 class MemoryTrimmer {
  public:
-  explicit MemoryTrimmer(net::io_context& ioc) : timer_(ioc) {}
+  MemoryTrimmer(net::io_context& ioc, ReviewPool& reviews) : timer_(ioc), reviews_(reviews) {}
   void start() {
     timer_.expires_after(std::chrono::seconds(1));
     timer_.async_wait([this](error_code ec) {
@@ -634,7 +643,7 @@ class MemoryTrimmer {
       pending_ = metrics::take_memory_events() > 0 || pending_;
       if (pending_ && metrics::large_reviews_in_flight() == 0) {
         pending_ = false;
-        malloc_trim(0);
+        reviews_.post([] { malloc_trim(0); });
       }
       start();
     });
@@ -643,6 +652,7 @@ class MemoryTrimmer {
 
  private:
   net::steady_timer timer_;
+  ReviewPool& reviews_;
   bool pending_ = false;
 };
 
@@ -814,7 +824,7 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   listener->accept();
   CertificateWatcher watcher(ioc, state);
   watcher.start();
-  MemoryTrimmer trimmer(ioc);
+  MemoryTrimmer trimmer(ioc, reviews);
   trimmer.start();
   Drain drain(loops, state, listener, plain, watcher, trimmer);
 
