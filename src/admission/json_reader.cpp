@@ -226,6 +226,15 @@ class KeyIndex {
     }
   }
 
+  // Empties the table when it holds exactly `entries` entries that fill an eighth of it or more
+  // (clearing it costs its size, erasing them one by one a random access each); false otherwise.
+  bool wipe_if_only(std::size_t entries) {
+    if (entries != used_ || entries * 8 < slots_.size()) return false;
+    std::fill(slots_.begin(), slots_.end(), Slot{});
+    used_ = 0;
+    return true;
+  }
+
   // Removes the entry of key `index`, whose hash is `h`, if there is one. Later entries of its run
   // move back (Knuth's algorithm R), so no probe ever crosses a hole: no tombstones pile up.
   void erase(std::uint32_t h, std::size_t index) {
@@ -441,8 +450,11 @@ class Reader {
     return KeyIndex::indexed_fingerprint(h, k);
   }
 
-  // Removes the entries of the object whose first key is `first`, at its end.
+  // Removes the entries of the object whose first key is `first`, at its end. When they are all
+  // the table holds and fill a fair part of it, the table is wiped in one sequential pass: erasing
+  // a few hundred thousand keys one by one was a cache miss each.
   [[gnu::noinline]] void unindex(std::size_t first) {
+    if (index_.wipe_if_only(keys_.size() - first)) return;
     for (std::size_t i = first; i < keys_.size(); ++i) {
       index_.erase(static_cast<std::uint32_t>(keys_[i].fingerprint >> 32), i);
     }

@@ -356,6 +356,8 @@ void answer_busy(std::size_t limit, std::size_t large_bytes, HttpAnswer& answer)
                answer);
 }
 
+void release_review_document() { thread_json_arena().release(); }
+
 void release_review_memory() {
   thread_json_arena().release();
   release_json_reader_memory();

@@ -47,8 +47,12 @@ void answer_too_large(std::size_t limit, HttpAnswer& answer);
 // Retry-After (the API server's webhook client retries it), code 429 in a review-shaped body.
 void answer_busy(std::size_t limit, std::size_t large_bytes, HttpAnswer& answer);
 
-// Gives back the memory the calling thread's last review grew (its parse arena beyond the first
-// chunk): after a large review, so a thread does not hold megabytes until its next one.
+// Drops the calling thread's last document (after a large review: its chunks go back to the
+// allocator, or to the thread's block cache, for the next one).
+void release_review_document();
+// Gives back everything the calling thread's reviews grew (the document, the JSON reader's key
+// index, the result and answer buffers): when it has been quiet, so that it does not hold
+// megabytes for good, yet large reviews in a row reuse their memory.
 void release_review_memory();
 
 }  // namespace kpw

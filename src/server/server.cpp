@@ -294,7 +294,7 @@ class Session : public std::enable_shared_from_this<Session> {
     // Judged on a review thread; the answer is written back on this connection's loop.
     state_.reviews.post([self = shared_from_this()] {
       self->judge();
-      release_review_memory();
+      release_review_document();
       self->give_back_large_slot();
       net::post(self->stream_.get_executor(), [self] { self->answer(); });
     });
