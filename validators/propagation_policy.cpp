@@ -475,10 +475,11 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
   const FieldPath list = spec_path.child("resourceSelectors");
   // V-S1: a PP selects only in its own namespace (a CPP's request namespace is "").
   if (!request.ns.empty()) {
-    const std::string detail = "must be the policy's namespace " + echoed(request.ns);
+    std::string detail;  // built at the first error: an allowed review allocates nothing
     for (SizeType i = 0; i < selectors->Size(); ++i) {
       const std::string_view ns = string_or_empty(&(*selectors)[i], "namespace");
       if (ns == request.ns) continue;
+      if (detail.empty()) detail = "must be the policy's namespace " + echoed(request.ns);
       const FieldPath item = list.index(i);
       const FieldPath path = item.child("namespace");
       result.errors.invalid(path, ns, detail);
