@@ -52,8 +52,9 @@ struct ServeFlags {
   long long large_review_bytes = 65536;
   int review_threads = 1;
   long long max_large_reviews = 8;
-  std::string default_purge_mode = "Graciously";
-  long long default_toleration_seconds = 10;
+  std::string default_purge_mode = "Gracefully";
+  long long default_toleration_seconds = 300;
+  std::string strict_rules = "deny";
   std::optional<long long> default_rebalancer_ttl_seconds;
 };
 
@@ -133,8 +134,14 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   return std::nullopt;
 }
 
-// The mutators' defaults: flags of `serve` and of `review`.
+// How reviews are judged: the mutators' defaults and --strict-rules, flags of `serve`, `review`
+// and `check` alike.
 void add_default_flags(CLI::App& app, ServeFlags& f) {
+  app.add_option("--strict-rules", f.strict_rules,
+                 "what a violation of a rule beyond upstream's (class strict, docs/compatibility.md) "
+                 "does: deny, warn (allowed with a warning) or off (upstream's verdicts exactly)")
+      ->check(CLI::IsMember({"deny", "warn", "off"}))
+      ->capture_default_str();
   app.add_option("--default-purge-mode", f.default_purge_mode,
                  "application failover purgeMode filled when absent: Directly, Gracefully, Never, "
                  "Immediately or Graciously")
@@ -172,6 +179,9 @@ std::optional<std::string> apply_mutation_defaults(const ServeFlags& f) {
     defaults.rebalancer_ttl_seconds = *f.default_rebalancer_ttl_seconds;
   }
   kpw::set_mutation_defaults(std::move(defaults));
+  const std::optional<kpw::StrictRules> strict = kpw::parse_strict_rules(f.strict_rules);
+  if (!strict) return "--strict-rules must be deny, warn or off, not \"" + f.strict_rules + "\"";
+  kpw::set_strict_rules(*strict);
   return std::nullopt;
 }
 
@@ -331,6 +341,13 @@ int main(int argc, char** argv) {
   check_cmd->add_flag("--show-defaults", check_options.show_defaults,
                       "json/yaml: include each object as it would be stored, defaults filled");
   check_cmd->add_flag("--strict", check_options.strict, "an object of another kind is an error");
+  std::string unknown_fields = "error";
+  check_cmd
+      ->add_option("--unknown-fields", unknown_fields,
+                   "a field the kind's schema does not declare: error (as kubectl's default "
+                   "--validate=strict), warn, or ignore (the API server drops it)")
+      ->check(CLI::IsMember({"error", "warn", "ignore"}))
+      ->capture_default_str();
   check_cmd->add_flag("--quiet", check_options.quiet, "text: print problems only");
   check_cmd->add_flag("--warnings-as-errors", check_options.warnings_as_errors,
                       "exit 1 on warnings too");
@@ -356,6 +373,9 @@ int main(int argc, char** argv) {
     } else {
       return usage_error("-o must be text, json or yaml, not \"" + check_output + "\"");
     }
+    check_options.unknown_fields = unknown_fields == "warn"     ? kpw::check::UnknownFields::kWarn
+                                   : unknown_fields == "ignore" ? kpw::check::UnknownFields::kIgnore
+                                                                : kpw::check::UnknownFields::kError;
     if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
     return kpw::check::run(check_paths, check_options, std::cout, std::cerr);
   }

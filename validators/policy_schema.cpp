@@ -278,11 +278,11 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
     const bool integral =
         v.IsUint64() || (v.IsDouble() && std::trunc(v.GetDouble()) == v.GetDouble());
     if ((type == Type::kInt32 || type == Type::kInt64) && integral) {
-      errors.invalid(
+      errors.invalid(Rule::kSC1, 
           path, v,
           type == Type::kInt32 ? "must fit in a 32-bit integer" : "must fit in a 64-bit integer");
     } else {
-      errors.invalid(path, v, type_detail(type));
+      errors.invalid(Rule::kSC1, path, v, type_detail(type));
     }
     return;
   }
@@ -292,14 +292,14 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
       if (!node.allowed.empty()) {
         bool known = false;
         for (std::string_view a : node.allowed) known = known || a == s;
-        if (!known) errors.not_supported(path, s, node.allowed);
+        if (!known) errors.not_supported(Rule::kSC4, path, s, node.allowed);
       }
       if (s.size() < node.min_length) {
-        errors.invalid(
+        errors.invalid(Rule::kSC5, 
             path, s,
             bound_detail("must be at least ", node.min_length, " characters long", detail));
       } else if (s.size() > node.max_length) {
-        errors.invalid(
+        errors.invalid(Rule::kSC5, 
             path, s,
             bound_detail("must be no more than ", node.max_length, " characters long", detail));
       }
@@ -310,9 +310,9 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
       const std::int64_t n = v.GetInt64();
       if (type == Type::kInt32 && (n < std::numeric_limits<std::int32_t>::min() ||
                                    n > std::numeric_limits<std::int32_t>::max())) {
-        errors.invalid(path, static_cast<long long>(n), "must fit in a 32-bit integer");
+        errors.invalid(Rule::kSC1, path, static_cast<long long>(n), "must fit in a 32-bit integer");
       } else if (n < node.minimum) {
-        errors.invalid(path, static_cast<long long>(n),
+        errors.invalid(Rule::kSC6, path, static_cast<long long>(n),
                        bound_detail("must be greater than or equal to ", node.minimum, "", detail));
       }
       return;
@@ -323,7 +323,7 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
       for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
         if (!it->value.IsString()) {
           const FieldPath entry = path.key(view(it->name));
-          errors.invalid(entry, it->value, "must be of type string");
+          errors.invalid(Rule::kSC1, entry, it->value, "must be of type string");
         }
       }
       return;
@@ -332,7 +332,7 @@ void check_value(const Node& node, Type type, std::span<const Node> fields, cons
       return;
     case Type::kArray:
       if (v.Size() < node.min_items) {
-        errors.required(path, "must have at least 1 item");
+        errors.required(Rule::kSC2, path, "must have at least 1 item");
         return;
       }
       for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
@@ -362,12 +362,46 @@ void check_fields(std::span<const Node> fields, const JsonValue& obj, const Fiel
   for (std::size_t row = 0; row < fields.size(); ++row) {
     if (fields[row].required && (present & (std::uint64_t{1} << row)) == 0) {
       const FieldPath child = path.child(fields[row].name);
-      errors.required(child, "");
+      errors.required(Rule::kSC3, child, "");
+    }
+  }
+}
+
+// K-U1 (`check` only): members no row of `fields` declares, at every depth.
+void check_unknown(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,
+                   ErrorList& errors) {
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    const std::string_view name = view(it->name);
+    const Node* row = nullptr;
+    for (const Node& field : fields) {
+      if (equal_text(field.name, name)) {
+        row = &field;
+        break;
+      }
+    }
+    const FieldPath child = path.child(name);
+    if (row == nullptr) {
+      errors.forbidden(Rule::kKU1, child, "unknown field: the schema does not declare it");
+      continue;
+    }
+    const JsonValue& v = it->value;
+    if (row->type == Type::kObject && v.IsObject()) check_unknown(row->fields, v, child, errors);
+    if (row->type == Type::kArray && row->item == Type::kObject && v.IsArray()) {
+      for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+        if (!v[i].IsObject()) continue;
+        const FieldPath item = child.index(i);
+        check_unknown(row->fields, v[i], item, errors);
+      }
     }
   }
 }
 
 }  // namespace
+
+void check_policy_unknown_fields(const JsonValue& spec, const FieldPath& spec_path,
+                                 ErrorList& errors) {
+  if (spec.IsObject()) check_unknown(kSpec, spec, spec_path, errors);
+}
 
 void check_policy_schema(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors) {
   check_fields(kSpec, spec, spec_path, errors);

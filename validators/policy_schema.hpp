@@ -12,4 +12,9 @@ namespace kpw {
 // SC-4 enums, SC-5 affinityName length 1..32, SC-6 static weight >= 1. `null` reads as absent.
 void check_policy_schema(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors);
 
+// K-U1, for `check`: a field of `spec` the schema does not declare (the API server refuses it
+// under kubectl's default --validate=strict; the webhook never sees it, so it does not check).
+void check_policy_unknown_fields(const JsonValue& spec, const FieldPath& spec_path,
+                                 ErrorList& errors);
+
 }  // namespace kpw

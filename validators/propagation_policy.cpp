@@ -31,15 +31,19 @@ constexpr PolicyKind kCpp{karmada::kCppPermanentIdLabel, true};
 bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& kind,
                             ErrorList& errors) {
   if (request.operation != Operation::kUpdate || request.old_object == nullptr) return false;
-  // V-U1: exact compare; "" vs "default-scheduler" is a change.
+  // V-U1: an exact compare, except that "" (or absent) and "default-scheduler" are one name: the
+  // CRD stores "" as the default, and an object stored with "" must not freeze (H8).
   const std::string_view scheduler =
       string_or_empty(object_member(request.object, "spec"), "schedulerName");
   const std::string_view old_scheduler =
       string_or_empty(object_member(request.old_object, "spec"), "schedulerName");
-  if (scheduler != old_scheduler) {
+  const auto canonical = [](std::string_view name) {
+    return name.empty() ? std::string_view(karmada::kDefaultScheduler) : name;
+  };
+  if (canonical(scheduler) != canonical(old_scheduler)) {
     const FieldPath spec = FieldPath::root("spec");
     const FieldPath path = spec.child("schedulerName");
-    errors.invalid(path, scheduler,
+    errors.invalid(Rule::kVU1, path, scheduler,
                    "the scheduler name cannot be changed (it was " + echoed(old_scheduler) + ")");
     return true;
   }
@@ -53,7 +57,7 @@ bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& k
     const FieldPath metadata = FieldPath::root("metadata");
     const FieldPath labels = metadata.child("labels");
     const FieldPath path = labels.key(kind.permanent_id_label);
-    errors.invalid(path, id,
+    errors.invalid(Rule::kVU2, path, id,
                    "the label is immutable: it is set by the system when the policy is created "
                    "(it was " +
                        echoed(old_id) + ")");
@@ -70,7 +74,7 @@ bool check_permanent_id_present(const JsonValue& object, const PolicyKind& kind,
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels_path = metadata.child("labels");
   const FieldPath path = labels_path.key(kind.permanent_id_label);
-  errors.required(path, "set by the mutating webhook when the policy is created");
+  errors.required(Rule::kVL1, path, "set by the mutating webhook when the policy is created");
   return true;
 }
 
@@ -94,7 +98,7 @@ void check_overflow_support(const JsonValue& placement, const JsonValue* terms,
     if (array_member(&(*terms)[i], "overflowAffinities") == nullptr) continue;
     const FieldPath term = terms_path.index(i);
     const FieldPath path = term.child("overflowAffinities");
-    errors.forbidden(path,
+    errors.forbidden(Rule::kVP2, path,
                      "needs replicaScheduling Divided with replicaDivisionPreference Aggregated, "
                      "or Weighted with a weightPreference.dynamicWeight");
   }
@@ -102,7 +106,7 @@ void check_overflow_support(const JsonValue& placement, const JsonValue* terms,
 
 // V-P3 / V-P6 / V-P10: field selector keys provider|region|zone, operators In|NotIn. Only the first
 // offending expression is reported, key before operator.
-void check_field_selector(const JsonValue& affinity, const FieldPath& affinity_path,
+void check_field_selector(Rule rule, const JsonValue& affinity, const FieldPath& affinity_path,
                           ErrorList& errors) {
   const JsonValue* exprs =
       array_member(object_member(&affinity, "fieldSelector"), "matchExpressions");
@@ -115,13 +119,13 @@ void check_field_selector(const JsonValue& affinity, const FieldPath& affinity_p
     const std::optional<std::string_view> key = string_member(&e, "key");
     if (key && *key != "provider" && *key != "region" && *key != "zone") {
       const FieldPath path = expr.child("key");
-      errors.not_supported(path, *key, {"provider", "region", "zone"});
+      errors.not_supported(rule, path, *key, {"provider", "region", "zone"});
       return;
     }
     const std::optional<std::string_view> op = string_member(&e, "operator");
     if (op && *op != "In" && *op != "NotIn") {
       const FieldPath path = expr.child("operator");
-      errors.not_supported(path, *op, {"In", "NotIn"});
+      errors.not_supported(rule, path, *op, {"In", "NotIn"});
       return;
     }
   }
@@ -129,14 +133,14 @@ void check_field_selector(const JsonValue& affinity, const FieldPath& affinity_p
 
 // V-P4 / V-P8 / V-W1 / V-W2 / V-F5 / V-F6: a label key (qualified name), one error per problem.
 // An absent key is the schema's Required error, not checked here.
-void check_label_key(const JsonValue& obj, std::string_view key, const FieldPath& obj_path,
-                     ErrorList& errors) {
+void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,
+                     const FieldPath& obj_path, ErrorList& errors) {
   const std::optional<std::string_view> value = string_member(&obj, key);
   if (!value) return;
   const NameProblems problems = check_qualified_name(*value);
   if (problems.ok()) return;
   const FieldPath path = obj_path.child(key);
-  for (std::string_view problem : problems) errors.invalid(path, *value, problem);
+  for (std::string_view problem : problems) errors.invalid(rule, path, *value, problem);
 }
 
 // V-P7: an overflow list needs a non-empty inline affinity (`labelSelector: {}` counts as set,
@@ -154,7 +158,7 @@ void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path
   if (overflows == nullptr) return;
   const FieldPath list = term_path.child("overflowAffinities");
   if (affinity_is_empty(term)) {
-    errors.forbidden(list,
+    errors.forbidden(Rule::kVP7, list,
                      "needs the term's own cluster affinity (labelSelector, fieldSelector, "
                      "clusterNames or exclude) to overflow from");
   }
@@ -167,13 +171,13 @@ void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path
     const JsonValue& o = (*overflows)[j];
     if (!o.IsObject()) continue;
     const FieldPath item = list.index(j);
-    check_label_key(o, "affinityName", item, errors);  // V-P8
+    check_label_key(Rule::kVP8, o, "affinityName", item, errors);
     if (const std::optional<std::string_view> name = string_member(&o, "affinityName");
         name && names.record(*name, j).repeated()) {
       const FieldPath path = item.child("affinityName");
-      errors.duplicate(path, *name);
+      errors.duplicate(Rule::kVP9, path, *name);
     }
-    check_field_selector(o, item, errors);  // V-P10
+    check_field_selector(Rule::kVP10, o, item, errors);
   }
 }
 
@@ -185,14 +189,14 @@ void check_affinity_terms(const JsonValue* terms, const FieldPath& terms_path, E
     const JsonValue& term = (*terms)[i];
     if (!term.IsObject()) continue;
     const FieldPath item = terms_path.index(i);
-    check_label_key(term, "affinityName", item, errors);  // V-P4
+    check_label_key(Rule::kVP4, term, "affinityName", item, errors);
     // V-P5 / D-P2: each repeat of an earlier name, exact and case-sensitive.
     if (const std::optional<std::string_view> name = string_member(&term, "affinityName");
         name && names.record(*name, i).repeated()) {
       const FieldPath path = item.child("affinityName");
-      errors.duplicate(path, *name);
+      errors.duplicate(Rule::kVP5, path, *name);
     }
-    check_field_selector(term, item, errors);  // V-P6
+    check_field_selector(Rule::kVP6, term, item, errors);
     check_overflow_affinities(term, item, errors);
   }
 }
@@ -215,20 +219,20 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
     const std::int64_t max_groups = int_member(&c, "maxGroups").value_or(0);
     if (!field.empty() && !string_or_empty(&c, "spreadByLabel").empty()) {  // V-S2
       const FieldPath path = item.child("spreadByLabel");
-      errors.forbidden(path, "may not be set together with spreadByField");
+      errors.forbidden(Rule::kVS2, path, "may not be set together with spreadByField");
     }
     const FieldPath min_path = item.child("minGroups");
     const FieldPath max_path = item.child("maxGroups");
     if (min_groups < 0) {  // V-S3
-      errors.invalid(min_path, static_cast<long long>(min_groups),
+      errors.invalid(Rule::kVS3, min_path, static_cast<long long>(min_groups),
                      "must be greater than or equal to 0");
     }
     if (max_groups < 0) {  // V-S4
-      errors.invalid(max_path, static_cast<long long>(max_groups),
+      errors.invalid(Rule::kVS4, max_path, static_cast<long long>(max_groups),
                      "must be greater than or equal to 0");
     }
     if (max_groups > 0 && max_groups < min_groups) {  // V-S5 (maxGroups 0 means unset)
-      errors.invalid(max_path, static_cast<long long>(max_groups),
+      errors.invalid(Rule::kVS5, max_path, static_cast<long long>(max_groups),
                      "must be greater than or equal to minGroups");
     }
     if (!field.empty()) {  // V-S6: once per value, at its second occurrence
@@ -236,12 +240,12 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
       by_cluster = by_cluster || field == "cluster";
       if (fields.record(field, i).before == 1) {
         const FieldPath path = item.child("spreadByField");
-        errors.duplicate(path, field);
+        errors.duplicate(Rule::kVS6, path, field);
       }
     }
   }
   if (by_field && !by_cluster) {  // V-S7
-    errors.required(list_path,
+    errors.required(Rule::kVS7, list_path,
                     "a constraint with spreadByField \"cluster\" is required when spreading by "
                     "field");
   }
@@ -257,14 +261,16 @@ void check_workload_affinity(const JsonValue& placement, const FieldPath& placem
   const FieldPath anti_path = wa_path.child("antiAffinity");
   const JsonValue* affinity = object_member(wa, "affinity");
   const JsonValue* anti = object_member(wa, "antiAffinity");
-  if (affinity != nullptr) check_label_key(*affinity, "groupByLabelKey", affinity_path, errors);
-  if (anti != nullptr) check_label_key(*anti, "groupByLabelKey", anti_path, errors);
+  if (affinity != nullptr) {
+    check_label_key(Rule::kVW1, *affinity, "groupByLabelKey", affinity_path, errors);
+  }
+  if (anti != nullptr) check_label_key(Rule::kVW2, *anti, "groupByLabelKey", anti_path, errors);
   if (affinity == nullptr || anti == nullptr) return;
   const std::optional<std::string_view> key = string_member(affinity, "groupByLabelKey");
   const std::optional<std::string_view> anti_key = string_member(anti, "groupByLabelKey");
   if (key && anti_key && *key == *anti_key) {
     const FieldPath path = anti_path.child("groupByLabelKey");
-    errors.invalid(path, *anti_key, "must differ from affinity.groupByLabelKey");
+    errors.invalid(Rule::kVW3, path, *anti_key, "must differ from affinity.groupByLabelKey");
   }
 }
 
@@ -279,7 +285,7 @@ void check_cluster_tolerations(const JsonValue& placement, const FieldPath& plac
     if (op != "Lt" && op != "Gt") continue;
     const FieldPath item = list_path.index(i);
     const FieldPath path = item.child("operator");
-    errors.not_supported(path, op, {"", "Exists", "Equal"});
+    errors.not_supported(Rule::kVT1, path, op, {"", "Exists", "Equal"});
   }
 }
 
@@ -291,12 +297,12 @@ void check_placement(const JsonValue& spec, const FieldPath& spec_path, ErrorLis
   const JsonValue* affinity = object_member(placement, "clusterAffinity");
   const JsonValue* terms = array_member(placement, "clusterAffinities");
   if (affinity != nullptr && terms != nullptr) {  // V-P1 / D-P1: `[]` counts as set
-    errors.forbidden(terms_path, "may not be set together with spec.placement.clusterAffinity");
+    errors.forbidden(Rule::kVP1, terms_path, "may not be set together with spec.placement.clusterAffinity");
   }
   check_overflow_support(*placement, terms, terms_path, errors);  // V-P2
   if (affinity != nullptr) {                                      // V-P3
     const FieldPath affinity_path = placement_path.child("clusterAffinity");
-    check_field_selector(*affinity, affinity_path, errors);
+    check_field_selector(Rule::kVP3, *affinity, affinity_path, errors);
   }
   check_affinity_terms(terms, terms_path, errors);
   check_spread_constraints(*placement, placement_path, errors);
@@ -320,8 +326,8 @@ void warn_old_purge_mode(const JsonValue& failover_part, const FieldPath& part_p
 }
 
 // V-F5 / V-F6: state preservation alias names are label keys.
-void check_state_preservation(const JsonValue& failover_part, const FieldPath& part_path,
-                              ErrorList& errors) {
+void check_state_preservation(Rule rule, const JsonValue& failover_part,
+                              const FieldPath& part_path, ErrorList& errors) {
   const JsonValue* rules =
       array_member(object_member(&failover_part, "statePreservation"), "rules");
   if (rules == nullptr) return;
@@ -329,8 +335,8 @@ void check_state_preservation(const JsonValue& failover_part, const FieldPath& p
   const FieldPath rules_path = sp.child("rules");
   for (SizeType k = 0; k < rules->Size(); ++k) {
     if (!(*rules)[k].IsObject()) continue;
-    const FieldPath rule = rules_path.index(k);
-    check_label_key((*rules)[k], "aliasLabelName", rule, errors);
+    const FieldPath item = rules_path.index(k);
+    check_label_key(rule, (*rules)[k], "aliasLabelName", item, errors);
   }
 }
 
@@ -339,7 +345,7 @@ void check_propagate_deps(const JsonValue& spec, const FieldPath& spec_path, Err
   if (object_member(object_member(&spec, "failover"), "application") == nullptr) return;
   if (bool_member(&spec, "propagateDeps").value_or(false)) return;
   const FieldPath path = spec_path.child("propagateDeps");
-  errors.invalid_bool(path, false, "must be true when application failover is set");
+  errors.invalid_bool(Rule::kVF0, path, false, "must be true when application failover is set");
 }
 
 // V-F1 … V-F5 and D-F1 … D-F3.
@@ -352,7 +358,7 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
       t && *t < 0) {
     const FieldPath dc = app_path.child("decisionConditions");
     const FieldPath path = dc.child("tolerationSeconds");
-    errors.invalid(path, static_cast<long long>(*t), "must be greater than or equal to 0");
+    errors.invalid(Rule::kVF1, path, static_cast<long long>(*t), "must be greater than or equal to 0");
   }
   // V-F2, V-F3, V-F4 / D-F1: a grace period belongs to graceful purging, and is positive.
   const std::string_view mode = string_or_empty(&app, "purgeMode");
@@ -360,33 +366,33 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
   const FieldPath grace_path = app_path.child("gracePeriodSeconds");
   const bool graceful = karmada::is_graceful_purge_mode(mode);
   if (grace && !graceful) {
-    errors.invalid(grace_path, static_cast<long long>(*grace),
+    errors.invalid(Rule::kVF2, grace_path, static_cast<long long>(*grace),
                    "only allowed when purgeMode is Gracefully");
   }
   if (!grace && graceful) {
-    errors.required(grace_path, "must be set when purgeMode is " + std::string(mode));
+    errors.required(Rule::kVF3, grace_path, "must be set when purgeMode is " + std::string(mode));
   }
   if (grace && *grace <= 0) {
-    errors.invalid(grace_path, static_cast<long long>(*grace), "must be greater than 0");
+    errors.invalid(Rule::kVF4, grace_path, static_cast<long long>(*grace), "must be greater than 0");
   }
-  check_state_preservation(app, app_path, errors);  // V-F5
+  check_state_preservation(Rule::kVF5, app, app_path, errors);
   // D-F3: the design's fields, checked when present.
   if (const std::optional<std::int64_t> block = int_member(&app, "blockPredecessorSeconds");
       block && *block < 0) {
     const FieldPath path = app_path.child("blockPredecessorSeconds");
-    errors.invalid(path, static_cast<long long>(*block), "must be greater than or equal to 0");
+    errors.invalid(Rule::kDF3, path, static_cast<long long>(*block), "must be greater than or equal to 0");
   }
   if (const JsonValue* pre = object_member(&app, "preConditions")) {
     const FieldPath pre_path = app_path.child("preConditions");
     if (const std::optional<std::int64_t> delay = int_member(pre, "delaySeconds");
         delay && *delay < 0) {
       const FieldPath path = pre_path.child("delaySeconds");
-      errors.invalid(path, static_cast<long long>(*delay), "must be greater than or equal to 0");
+      errors.invalid(Rule::kDF3, path, static_cast<long long>(*delay), "must be greater than or equal to 0");
     }
     if (const std::optional<std::string_view> state = string_member(pre, "healthyState");
         state && *state != "Healthy") {
       const FieldPath path = pre_path.child("healthyState");
-      errors.not_supported(path, *state, {"Healthy"});
+      errors.not_supported(Rule::kDF3, path, *state, {"Healthy"});
     }
   }
   warn_old_purge_mode(app, app_path, result);
@@ -402,7 +408,7 @@ void check_failover(const JsonValue& spec, const FieldPath& spec_path, Admission
   }
   if (const JsonValue* cluster = object_member(failover, "cluster")) {
     const FieldPath cluster_path = failover_path.child("cluster");
-    check_state_preservation(*cluster, cluster_path, result.errors);  // V-F6
+    check_state_preservation(Rule::kVF6, *cluster, cluster_path, result.errors);
     warn_old_purge_mode(*cluster, cluster_path, result);
   }
 }
@@ -482,7 +488,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
       if (detail.empty()) detail = "must be the policy's namespace " + echoed(request.ns);
       const FieldPath item = list.index(i);
       const FieldPath path = item.child("namespace");
-      result.errors.invalid(path, ns, detail);
+      result.errors.invalid(Rule::kVS1, path, ns, detail);
     }
   }
   if (string_or_empty(&spec, "preemption") != "Always") return;  // exact, as upstream
@@ -491,7 +497,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
     if (!string_or_empty(&(*selectors)[i], "name").empty()) continue;
     const FieldPath item = list.index(i);
     const FieldPath path = item.child("name");
-    result.errors.required(path, "a selector must name its resource when preemption is Always");
+    result.errors.required(Rule::kVR1, path, "a selector must name its resource when preemption is Always");
   }
   if (!kind.cluster_scoped) return;
   // D-R2: a CPP that preempts must pin namespaced resources to a namespace.
@@ -508,7 +514,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
       detail +=
           " is namespaced: a ClusterPropagationPolicy with preemption Always must name its "
           "namespace";
-      result.errors.required(path, detail);
+      result.errors.required(Rule::kDR2, path, detail);
     } else if (!k.empty() && !is_listed(kClusterScopedKinds, group, k)) {
       result.warnings.add_built([&](std::string& w) {
         item.append_to(w);
@@ -528,7 +534,7 @@ void check_suspension(const JsonValue& spec, const FieldPath& spec_path, ErrorLi
   if (array_size(object_member(suspension, "dispatchingOnClusters"), "clusterNames") == 0) return;
   const FieldPath suspension_path = spec_path.child("suspension");
   const FieldPath path = suspension_path.child("dispatchingOnClusters");
-  errors.forbidden(path, "may not name clusters while dispatching is true (which suspends all)");
+  errors.forbidden(Rule::kVX1, path, "may not name clusters while dispatching is true (which suspends all)");
 }
 
 void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
@@ -540,9 +546,9 @@ void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
   const JsonValue* spec_member = member(request.object, "spec");
   if (spec_member == nullptr || !spec_member->IsObject()) {
     if (spec_member == nullptr) {
-      errors.required(spec_path, "a policy needs spec.resourceSelectors");
+      errors.required(Rule::kSC3, spec_path, "a policy needs spec.resourceSelectors");
     } else {
-      errors.invalid(spec_path, *spec_member, "must be of type object");
+      errors.invalid(Rule::kSC1, spec_path, *spec_member, "must be of type object");
     }
     return;
   }

@@ -45,8 +45,8 @@ void check_resource_targets(const JsonValue* targets, const FieldPath& list,
   for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
-    if (!has_json_kind(t, JsonKind::kObject, item, result.errors)) continue;
-    check_object_reference(t, item, result.errors);
+    if (!has_json_kind(Rule::kS2, t, JsonKind::kObject, item, result.errors)) continue;
+    check_object_reference(Rule::kS2, Rule::kS2, t, item, result.errors);
     warn_duplicate(*targets, i, item, "targetRefResource", hash_object_reference,
                    same_object_reference, seen, result);
   }
@@ -59,22 +59,22 @@ void check_policy_targets(const JsonValue* targets, const FieldPath& list,
   for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
-    if (!has_json_kind(t, JsonKind::kObject, item, result.errors)) continue;
-    if (!has_json_kind(&t, "name", JsonKind::kString, item, result.errors) ||
-        !has_json_kind(&t, "namespace", JsonKind::kString, item, result.errors)) {
+    if (!has_json_kind(Rule::kS3, t, JsonKind::kObject, item, result.errors)) continue;
+    if (!has_json_kind(Rule::kS3, &t, "name", JsonKind::kString, item, result.errors) ||
+        !has_json_kind(Rule::kS3, &t, "namespace", JsonKind::kString, item, result.errors)) {
       continue;
     }
     const FieldPath name_path = item.child("name");
     const std::string_view name = string_or_empty(&t, "name");
     if (name.empty()) {
-      result.errors.required(name_path,
+      result.errors.required(Rule::kS3, name_path,
                              "the name of a PropagationPolicy or ClusterPropagationPolicy");
     } else {
       for (std::string_view problem : check_dns1123_subdomain(name)) {
-        result.errors.invalid(name_path, name, problem);
+        result.errors.invalid(Rule::kS3, name_path, name, problem);
       }
     }
-    check_namespace_field(t, item, result.errors);
+    check_namespace_field(Rule::kS3, t, item, result.errors);
     warn_duplicate(*targets, i, item, "targetRefPolicy", hash_policy_reference,
                    same_policy_reference, seen, result);
   }
@@ -83,10 +83,10 @@ void check_policy_targets(const JsonValue* targets, const FieldPath& list,
 // S-4: intervals cannot be negative (0 means "retry at once" / "never clean up").
 void check_intervals(const JsonValue* spec, const FieldPath& spec_path, ErrorList& errors) {
   for (std::string_view key : {"retryAfterSeconds", "autoCleanAfterMinutes"}) {
-    if (!has_json_kind(spec, key, JsonKind::kInteger, spec_path, errors)) continue;
+    if (!has_json_kind(Rule::kS4, spec, key, JsonKind::kInteger, spec_path, errors)) continue;
     std::optional<std::int64_t> v = int_member(spec, key);
     if (v && *v < 0) {
-      errors.invalid(spec_path.child(key), static_cast<long long>(*v),
+      errors.invalid(Rule::kS4, spec_path.child(key), static_cast<long long>(*v),
                      "must be greater than or equal to 0");
     }
   }
@@ -101,7 +101,7 @@ void check_phase(const JsonValue* object, ErrorList& errors) {
     return;
   }
   const FieldPath status = FieldPath::root("status");
-  errors.not_supported(status.child("phase"), *phase, {"Running", "Failed", "Success"});
+  errors.not_supported(Rule::kS5, status.child("phase"), *phase, {"Running", "Failed", "Success"});
 }
 
 }  // namespace
@@ -109,16 +109,16 @@ void check_phase(const JsonValue* object, ErrorList& errors) {
 void validate_schedule_trigger(const AdmissionRequest& request, AdmissionResult& result) {
   const FieldPath spec_path = FieldPath::root("spec");
   const JsonValue* spec = member(request.object, "spec");
-  if (spec != nullptr && !has_json_kind(*spec, JsonKind::kObject, spec_path, result.errors)) return;
-  if (!has_json_kind(spec, "targetRefResource", JsonKind::kArray, spec_path, result.errors) ||
-      !has_json_kind(spec, "targetRefPolicy", JsonKind::kArray, spec_path, result.errors)) {
+  if (spec != nullptr && !has_json_kind(Rule::kS1, *spec, JsonKind::kObject, spec_path, result.errors)) return;
+  if (!has_json_kind(Rule::kS1, spec, "targetRefResource", JsonKind::kArray, spec_path, result.errors) ||
+      !has_json_kind(Rule::kS1, spec, "targetRefPolicy", JsonKind::kArray, spec_path, result.errors)) {
     return;
   }
   const JsonValue* resources = array_member(spec, "targetRefResource");
   const JsonValue* policies = array_member(spec, "targetRefPolicy");
   // S-1: something to trigger.
   if ((resources == nullptr || resources->Empty()) && (policies == nullptr || policies->Empty())) {
-    result.errors.required(spec_path, "at least one entry in targetRefPolicy or targetRefResource");
+    result.errors.required(Rule::kS1, spec_path, "at least one entry in targetRefPolicy or targetRefResource");
   }
   if (policies != nullptr) {
     const FieldPath list = spec_path.child("targetRefPolicy");

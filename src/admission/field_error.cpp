@@ -4,6 +4,7 @@
 #include <charconv>
 #include <string>
 
+#include "api/object.hpp"
 #include "util/hash.hpp"
 
 namespace kpw {
@@ -111,6 +112,37 @@ constexpr std::size_t kFirstFingerprintSlots = 256;
 // Past this many slots the table is let go after the review, so a thread that once judged a
 // hostile object does not keep (and clear) its table for every later one.
 constexpr std::size_t kKeptFingerprintSlots = 4096;
+
+// Ratcheting looks each strict violation's value up in both objects; past this many lookups in a
+// review (an object whose spec changed and that breaks strict rules thousands of times) the rest
+// count as changed, so the cost stays linear in the object.
+constexpr std::size_t kMaxRatchetLookups = 256;
+
+// The value at `segments` (from the object's root), or nullptr when absent.
+const JsonValue* value_at(const JsonValue* root, std::span<const FieldPath::Segment> segments) {
+  const JsonValue* v = root;
+  for (const FieldPath::Segment& s : segments) {
+    if (v == nullptr) return nullptr;
+    if (s.kind == FieldPath::Kind::kIndex) {
+      if (!v->IsArray() || s.index >= v->Size()) return nullptr;
+      v = &(*v)[static_cast<rapidjson::SizeType>(s.index)];
+    } else {
+      v = member(v, s.name);
+    }
+  }
+  return v;
+}
+
+// The value at a dotted path such as `spec.preemption`.
+const JsonValue* value_at_dotted(const JsonValue* root, std::string_view dotted) {
+  const JsonValue* v = root;
+  while (v != nullptr && !dotted.empty()) {
+    const std::size_t dot = dotted.find('.');
+    v = member(v, dotted.substr(0, dot));
+    dotted = dot == std::string_view::npos ? std::string_view() : dotted.substr(dot + 1);
+  }
+  return v;
+}
 }  // namespace
 
 void FieldError::append_body(std::string& out) const {
@@ -159,8 +191,89 @@ bool ErrorList::first_time(std::uint64_t fingerprint) {
   }
 }
 
-void ErrorList::add(ErrorType type, const FieldPath& path, std::string_view value,
+void ErrorList::count(Rule rule, RuleAction action) {
+  ++counts_[index(rule, action)];
+  counted_ = true;
+}
+
+bool ErrorList::unchanged(Rule rule, const FieldPath& path) {
+  const RuleInfo& info = rule_info(rule);
+  path.segments(segments_);
+  std::size_t n = segments_.size();
+  // A map entry is judged with its map (its key may be the very thing that is wrong); a list
+  // rule with its whole list.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (segments_[i].kind == FieldPath::Kind::kKey) {
+      n = i;
+      break;
+    }
+  }
+  if (info.scope == RatchetScope::kList) {
+    for (std::size_t i = n; i-- > 0;) {
+      if (segments_[i].kind == FieldPath::Kind::kIndex) {
+        n = i;
+        break;
+      }
+    }
+  }
+  const std::span<const FieldPath::Segment> subject(segments_.data(), n);
+  const JsonValue* object = context_->object;
+  const JsonValue* old_object = context_->old_object;
+  if (!info.also_unchanged.empty() && !same_json(value_at_dotted(object, info.also_unchanged),
+                                                 value_at_dotted(old_object, info.also_unchanged))) {
+    return false;
+  }
+  // The whole root part (spec, metadata) unchanged: every value in it is. One comparison a review.
+  if (!subject.empty()) {
+    const std::span<const FieldPath::Segment> root = subject.first(1);
+    if (root_unchanged_ < 0 || root_name_ != root[0].name) {
+      root_name_ = root[0].name;
+      root_unchanged_ = same_json(value_at(object, root), value_at(old_object, root)) ? 1 : 0;
+    }
+    if (root_unchanged_ == 1) return true;
+  }
+  if (++lookups_ > kMaxRatchetLookups) return false;
+  return same_json(value_at(object, subject), value_at(old_object, subject));
+}
+
+RuleAction ErrorList::judge_strict(Rule rule, const FieldPath& path, std::string_view& why) {
+  if (context_->deleting) {
+    why = "allowed because the object is being deleted";
+    return RuleAction::kRatchet;
+  }
+  if (context_->old_object != nullptr && unchanged(rule, path)) {
+    why = "allowed because it is unchanged: fix it at its next change";
+    return RuleAction::kRatchet;
+  }
+  if (context_->mode == StrictRules::kWarn) {
+    why = "allowed by --strict-rules=warn";
+    return RuleAction::kWarn;
+  }
+  return RuleAction::kDeny;
+}
+
+void ErrorList::add(Rule rule, ErrorType type, const FieldPath& path, std::string_view value,
                     std::string_view detail) {
+  RuleAction action = RuleAction::kDeny;
+  std::string_view why;
+  if (context_ != nullptr && is_strict(rule)) {
+    if (context_->mode == StrictRules::kOff) return;  // upstream's verdicts exactly
+    action = judge_strict(rule, path, why);
+  }
+  count(rule, action);
+  if (action != RuleAction::kDeny) {
+    if (context_->warnings == nullptr) return;
+    context_->warnings->add_built([&](std::string& w) {
+      path.append_to(w);
+      w += ": ";
+      append_error_body(w, type, value, detail);
+      w += " [";
+      w += rule_id(rule);
+      w += "]; ";
+      w += why;
+    });
+    return;
+  }
   if (counting_only_) {
     ++omitted_;
     return;
@@ -174,7 +287,7 @@ void ErrorList::add(ErrorType type, const FieldPath& path, std::string_view valu
   if (!first_time(keyed_hash(text))) return;  // texts hold tenant data: a keyed hash
   if (omitted_ == 0 && shown_.size() < kMaxShown && shown_bytes_ + text.size() <= kMaxShownBytes) {
     shown_bytes_ += text.size();
-    shown_.push_back(FieldError{type, text.substr(0, field_size),
+    shown_.push_back(FieldError{rule, type, text.substr(0, field_size),
                                 has_value(type) ? std::string(value) : std::string(),
                                 std::string(detail)});
     return;
@@ -184,6 +297,13 @@ void ErrorList::add(ErrorType type, const FieldPath& path, std::string_view valu
 }
 
 void ErrorList::clear() {
+  context_ = nullptr;
+  lookups_ = 0;
+  root_unchanged_ = -1;
+  if (counted_) {
+    counts_.fill(0);
+    counted_ = false;
+  }
   shown_.clear();
   shown_bytes_ = 0;
   omitted_ = 0;
@@ -198,66 +318,66 @@ void ErrorList::clear() {
   }
 }
 
-void ErrorList::required(const FieldPath& path, std::string_view detail) {
-  add(ErrorType::kRequired, path, {}, detail);
+void ErrorList::required(Rule rule, const FieldPath& path, std::string_view detail) {
+  add(rule, ErrorType::kRequired, path, {}, detail);
 }
 
-void ErrorList::forbidden(const FieldPath& path, std::string_view detail) {
-  add(ErrorType::kForbidden, path, {}, detail);
+void ErrorList::forbidden(Rule rule, const FieldPath& path, std::string_view detail) {
+  add(rule, ErrorType::kForbidden, path, {}, detail);
 }
 
-void ErrorList::invalid(const FieldPath& path, const JsonValue& value, std::string_view detail) {
+void ErrorList::invalid(Rule rule, const FieldPath& path, const JsonValue& value, std::string_view detail) {
   value_.clear();
   append_echoed_scalar(value_, value);
-  add(ErrorType::kInvalid, path, value_, detail);
+  add(rule, ErrorType::kInvalid, path, value_, detail);
 }
 
-void ErrorList::invalid(const FieldPath& path, std::string_view string_value,
+void ErrorList::invalid(Rule rule, const FieldPath& path, std::string_view string_value,
                         std::string_view detail) {
   value_.clear();
   append_echoed_string(value_, string_value);
-  add(ErrorType::kInvalid, path, value_, detail);
+  add(rule, ErrorType::kInvalid, path, value_, detail);
 }
 
-void ErrorList::invalid(const FieldPath& path, long long int_value, std::string_view detail) {
+void ErrorList::invalid(Rule rule, const FieldPath& path, long long int_value, std::string_view detail) {
   char digits[24];
   const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, int_value);
-  add(ErrorType::kInvalid, path, std::string_view(digits, static_cast<std::size_t>(end - digits)),
+  add(rule, ErrorType::kInvalid, path, std::string_view(digits, static_cast<std::size_t>(end - digits)),
       detail);
 }
 
-void ErrorList::invalid_bool(const FieldPath& path, bool value, std::string_view detail) {
-  add(ErrorType::kInvalid, path, value ? "true" : "false", detail);
+void ErrorList::invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail) {
+  add(rule, ErrorType::kInvalid, path, value ? "true" : "false", detail);
 }
 
-void ErrorList::not_supported(const FieldPath& path, std::string_view value,
+void ErrorList::not_supported(Rule rule, const FieldPath& path, std::string_view value,
                               std::initializer_list<std::string_view> supported) {
-  not_supported(path, value,
+  not_supported(rule, path, value,
                 std::span<const std::string_view>(supported.begin(), supported.size()));
 }
 
-void ErrorList::not_supported(const FieldPath& path, std::string_view value,
+void ErrorList::not_supported(Rule rule, const FieldPath& path, std::string_view value,
                               std::span<const std::string_view> supported) {
   value_.clear();
   append_echoed_string(value_, value);
   detail_.clear();
   append_supported(detail_, supported);
-  add(ErrorType::kNotSupported, path, value_, detail_);
+  add(rule, ErrorType::kNotSupported, path, value_, detail_);
 }
 
-void ErrorList::not_supported(const FieldPath& path, const JsonValue& value,
+void ErrorList::not_supported(Rule rule, const FieldPath& path, const JsonValue& value,
                               std::initializer_list<std::string_view> supported) {
   value_.clear();
   append_echoed_scalar(value_, value);
   detail_.clear();
   append_supported(detail_, std::span<const std::string_view>(supported.begin(), supported.size()));
-  add(ErrorType::kNotSupported, path, value_, detail_);
+  add(rule, ErrorType::kNotSupported, path, value_, detail_);
 }
 
-void ErrorList::duplicate(const FieldPath& path, std::string_view value) {
+void ErrorList::duplicate(Rule rule, const FieldPath& path, std::string_view value) {
   value_.clear();
   append_echoed_string(value_, value);
-  add(ErrorType::kDuplicate, path, value_, {});
+  add(rule, ErrorType::kDuplicate, path, value_, {});
 }
 
 std::string ErrorList::omitted_text() const {

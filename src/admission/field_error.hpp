@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -10,6 +11,8 @@
 #include <vector>
 
 #include "admission/json.hpp"
+#include "admission/rules.hpp"
+#include "admission/warnings.hpp"
 
 namespace kpw {
 
@@ -61,6 +64,7 @@ std::string_view error_type_text(ErrorType type);
 std::string_view error_cause_type(ErrorType type);
 
 struct FieldError {
+  Rule rule;  // the rule that reported it (rules.hpp)
   ErrorType type;
   std::string field;   // rendered path
   std::string value;   // rendered value (Invalid, NotSupported, Duplicate); empty otherwise
@@ -74,6 +78,16 @@ struct FieldError {
   void append_text(std::string& out) const;
 };
 
+// How one review treats violations of `strict` rules (rules.hpp). Without one (unit tests, the
+// validators called directly) every violation denies.
+struct StrictContext {
+  StrictRules mode = StrictRules::kDeny;
+  const JsonValue* object = nullptr;      // the object judged
+  const JsonValue* old_object = nullptr;  // UPDATE: a strict violation unchanged from it ratchets
+  bool deleting = false;                  // metadata.deletionTimestamp set: strict rules never deny
+  Warnings* warnings = nullptr;           // where allowed violations are told
+};
+
 // The errors of one review, in the order rules report them, de-duplicated (identical texts are
 // reported once, as upstream does) and capped, so a hostile object with millions of errors costs
 // a counter per error, not a string, and its answer stays a few KB:
@@ -83,25 +97,32 @@ struct FieldError {
 //   earlier errors) for the first kMaxFingerprints distinct errors; past those, each report is
 //   counted as it comes (the rules never report one error twice: de-duplication is upstream's
 //   safety net, and an exact count of millions is not worth a table of millions).
+// Every error names the rule that reported it. With a StrictContext, a `strict` rule's violation
+// may be allowed instead (--strict-rules=warn, ratcheting on UPDATE, an object being deleted): it
+// then becomes a warning (`<error>; allowed because …`) and denies nothing. Every violation is
+// counted by rule and action for the metrics.
 class ErrorList {
  public:
   static constexpr std::size_t kMaxShown = 100;
   static constexpr std::size_t kMaxShownBytes = 16 * 1024;
   static constexpr std::size_t kMaxFingerprints = 32 * 1024;
 
-  void required(const FieldPath& path, std::string_view detail);
-  void forbidden(const FieldPath& path, std::string_view detail);
-  void invalid(const FieldPath& path, const JsonValue& value, std::string_view detail);
-  void invalid(const FieldPath& path, std::string_view string_value, std::string_view detail);
-  void invalid(const FieldPath& path, long long int_value, std::string_view detail);
-  void invalid_bool(const FieldPath& path, bool value, std::string_view detail);
-  void not_supported(const FieldPath& path, std::string_view value,
+  void required(Rule rule, const FieldPath& path, std::string_view detail);
+  void forbidden(Rule rule, const FieldPath& path, std::string_view detail);
+  void invalid(Rule rule, const FieldPath& path, const JsonValue& value, std::string_view detail);
+  void invalid(Rule rule, const FieldPath& path, std::string_view string_value, std::string_view detail);
+  void invalid(Rule rule, const FieldPath& path, long long int_value, std::string_view detail);
+  void invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail);
+  void not_supported(Rule rule, const FieldPath& path, std::string_view value,
                      std::initializer_list<std::string_view> supported);
-  void not_supported(const FieldPath& path, const JsonValue& value,
+  void not_supported(Rule rule, const FieldPath& path, const JsonValue& value,
                      std::initializer_list<std::string_view> supported);
-  void not_supported(const FieldPath& path, std::string_view value,
+  void not_supported(Rule rule, const FieldPath& path, std::string_view value,
                      std::span<const std::string_view> supported);
-  void duplicate(const FieldPath& path, std::string_view value);
+  void duplicate(Rule rule, const FieldPath& path, std::string_view value);
+
+  // Set by the service for one review (nullptr: every violation denies). clear() unsets it.
+  void set_context(const StrictContext* context) { context_ = context; }
 
   bool empty() const { return shown_.empty(); }
   // Distinct errors reported, shown or not.
@@ -112,6 +133,12 @@ class ErrorList {
   std::size_t omitted() const { return omitted_; }
   void clear();
 
+  // Violations of `rule` that ended with `action` in this review (denied ones shown or not).
+  std::uint32_t violations(Rule rule, RuleAction action) const {
+    return counts_[index(rule, action)];
+  }
+  bool any_violation() const { return counted_; }
+
   // Kubernetes' aggregate of the shown errors: one error is its text, several are
   // `[e1, e2, ...]`; omitted errors add one last entry, `and N more errors`.
   std::string message() const;
@@ -120,7 +147,15 @@ class ErrorList {
   std::string omitted_text() const;
 
  private:
-  void add(ErrorType type, const FieldPath& path, std::string_view value, std::string_view detail);
+  static std::size_t index(Rule rule, RuleAction action) {
+    return static_cast<std::size_t>(rule) * kRuleActionCount + static_cast<std::size_t>(action);
+  }
+  void add(Rule rule, ErrorType type, const FieldPath& path, std::string_view value,
+           std::string_view detail);
+  void count(Rule rule, RuleAction action);
+  // Whether a strict violation at `path` is allowed: the action, and why, for its warning.
+  RuleAction judge_strict(Rule rule, const FieldPath& path, std::string_view& why);
+  bool unchanged(Rule rule, const FieldPath& path);
   // Inserts a fingerprint; false when it was there already.
   bool first_time(std::uint64_t fingerprint);
 
@@ -134,6 +169,16 @@ class ErrorList {
   std::string text_;    // the text of the error being reported
   std::string value_;   // its rendered value
   std::string detail_;  // its detail, when the list builds it
+
+  const StrictContext* context_ = nullptr;
+  std::array<std::uint32_t, kRuleCount * kRuleActionCount> counts_{};
+  bool counted_ = false;
+  // Ratcheting: the path of the error being judged, and how many paths were looked up in the
+  // objects (bounded: a changed spec with thousands of strict violations denies past the bound).
+  std::vector<FieldPath::Segment> segments_;
+  std::size_t lookups_ = 0;
+  int root_unchanged_ = -1;  // the whole of spec (or the root the path starts at): -1 unknown
+  std::string_view root_name_;
 };
 
 }  // namespace kpw

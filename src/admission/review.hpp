@@ -37,12 +37,16 @@ struct AdmissionResult {
 
 // The defaults mutators fill, from the server's flags. Set once before serving; read-only after.
 struct MutationDefaults {
-  std::string purge_mode = "Graciously";               // --default-purge-mode
-  std::int64_t toleration_seconds = 10;                // --default-toleration-seconds
+  std::string purge_mode = "Gracefully";               // --default-purge-mode (the CRD's)
+  std::int64_t toleration_seconds = 300;               // --default-toleration-seconds (the CRD's)
   std::optional<std::int64_t> rebalancer_ttl_seconds;  // --default-rebalancer-ttl-seconds
 };
 const MutationDefaults& mutation_defaults();
 void set_mutation_defaults(MutationDefaults defaults);
+
+// --strict-rules: what a violation of a `strict` rule does. Set once before serving.
+StrictRules strict_rules();
+void set_strict_rules(StrictRules mode);
 
 using Handler = void (*)(const AdmissionRequest&, AdmissionResult&);
 

@@ -259,7 +259,15 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   result.errors.clear();
   result.warnings.clear();
   result.patch.reset(req.object);
+  StrictContext strict;
+  strict.mode = strict_rules();
+  strict.object = req.object;
+  strict.old_object = req.old_object;
+  strict.deleting = member(object_member(req.object, "metadata"), "deletionTimestamp") != nullptr;
+  strict.warnings = &result.warnings;
+  result.errors.set_context(&strict);
   hook.handler(req, result);
+  result.errors.set_context(nullptr);
   if (result.patch.too_large()) {
     answer_error(env, 413,
                  "the defaults this object needs make a JSON Patch of more than " +
@@ -279,6 +287,17 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   outcome.kind = hook.kind;
   outcome.ns = req.ns;
   outcome.name = req.name;
+  outcome.violations.clear();
+  if (result.errors.any_violation()) {
+    for (const RuleInfo& rule : all_rules()) {
+      for (std::size_t a = 0; a < kRuleActionCount; ++a) {
+        const auto action = static_cast<RuleAction>(a);
+        if (const std::uint32_t n = result.errors.violations(rule.rule, action); n > 0) {
+          outcome.violations.push_back(RuleViolation{rule.rule, action, n});
+        }
+      }
+    }
+  }
 }
 
 void answer_internal_error(const Envelope& env, std::string_view what, HttpAnswer& answer) {
@@ -300,7 +319,15 @@ MutationDefaults& defaults_storage() {
   return defaults;
 }
 
+StrictRules& strict_rules_storage() {
+  static StrictRules mode = StrictRules::kDeny;
+  return mode;
+}
+
 }  // namespace
+
+StrictRules strict_rules() { return strict_rules_storage(); }
+void set_strict_rules(StrictRules mode) { strict_rules_storage() = mode; }
 
 const MutationDefaults& mutation_defaults() { return defaults_storage(); }
 void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }
@@ -316,6 +343,7 @@ void handle_http(std::string_view method, std::string_view target, std::string_v
   answer.outcome.reviewed = false;
   answer.outcome.internal_error = false;
   answer.outcome.denial.clear();
+  answer.outcome.violations.clear();
 
   std::string_view path = target.substr(0, target.find('?'));
   const Webhook* hook = find_webhook(path);

@@ -4,12 +4,23 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
+
+#include "admission/rules.hpp"
 
 namespace kpw {
 
 inline constexpr std::size_t kDefaultMaxRequestBytes = 7 * 1024 * 1024;
+
+// How many violations of one rule a review met, and what became of them.
+struct RuleViolation {
+  Rule rule;
+  RuleAction action;
+  std::uint32_t count;
+};
 
 // What a review decided, for metrics and logs. Views point into the request body and stay valid
 // until the next request is read.
@@ -23,6 +34,7 @@ struct ReviewOutcome {
   std::string_view name;
   std::string denial;           // status.message of a denial, or what an internal error was
   bool internal_error = false;  // a handler threw: answered with code 500, worth a log line
+  std::vector<RuleViolation> violations;  // by rule: denied, warned or ratcheted
 };
 
 struct HttpAnswer {

@@ -18,6 +18,8 @@ inline constexpr std::string_view kCppPermanentIdLabel =
     "clusterpropagationpolicy.karmada.io/permanent-id";
 inline constexpr std::string_view kPpFinalizer = "karmada.io/propagation-policy-controller";
 inline constexpr std::string_view kCppFinalizer = "karmada.io/cluster-propagation-policy-controller";
+// The CRD's default for spec.schedulerName.
+inline constexpr std::string_view kDefaultScheduler = "default-scheduler";
 
 // Purge modes: the current names and the design document's (README principle 5).
 inline constexpr std::string_view kPurgeDirectly = "Directly";

@@ -31,6 +31,11 @@ std::string_view string_or_empty(const JsonValue* obj, std::string_view key);
 std::optional<std::int64_t> int_member(const JsonValue* obj, std::string_view key);
 std::optional<bool> bool_member(const JsonValue* obj, std::string_view key);
 
+// Whether two values are the same JSON, `null` members counting as absent. Objects compare
+// member by member in order (linear: an object sent back unchanged keeps its order; one whose
+// members were reordered reads as changed).
+bool same_json(const JsonValue* a, const JsonValue* b);
+
 // Number of elements of an array member (0 when absent or not an array).
 std::size_t array_size(const JsonValue* obj, std::string_view key);
 

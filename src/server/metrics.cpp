@@ -32,6 +32,7 @@ struct WebhookSeries {
   std::atomic<std::int64_t> in_flight{0};
   std::array<std::array<Counter, 2>, kOperations.size()> admissions{};  // [operation][allowed]
   Counter failures{0};                                                  // handlers that threw
+  std::array<std::array<Counter, kRuleActionCount>, kRuleCount> violations{};  // [rule][action]
 };
 
 struct Registry {
@@ -117,6 +118,13 @@ void request_finished(int webhook, unsigned status, double seconds, bool reviewe
   s->latency_sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), kRelaxed);
   if (reviewed && operation >= 0 && static_cast<std::size_t>(operation) < kOperations.size()) {
     s->admissions[static_cast<std::size_t>(operation)][allowed ? 1 : 0].fetch_add(1, kRelaxed);
+  }
+}
+
+void rule_violations(int webhook, Rule rule, RuleAction action, std::uint32_t count) {
+  if (WebhookSeries* s = series(webhook)) {
+    s->violations[static_cast<std::size_t>(rule)][static_cast<std::size_t>(action)].fetch_add(
+        count, kRelaxed);
   }
 }
 
@@ -210,6 +218,23 @@ void render(std::string& out) {
         sample(out, "karmada_policy_webhook_admission_total",
                webhook_label(hooks[i]) + ",operation=\"" + std::string(kOperations[op]) +
                    "\",allowed=\"" + (allowed ? "true" : "false") + "\"",
+               static_cast<double>(v));
+      }
+    }
+  }
+
+  header(out, "karmada_policy_webhook_rule_violations_total", "counter",
+         "Rule violations met, by rule ID and what became of them: deny, warn "
+         "(--strict-rules=warn) or ratchet (unchanged on UPDATE, or the object is being deleted).");
+  for (std::size_t i = 0; i < n; ++i) {
+    const WebhookSeries& s = registry().webhooks[i];
+    for (const RuleInfo& rule : all_rules()) {
+      for (std::size_t a = 0; a < kRuleActionCount; ++a) {
+        const std::uint64_t v = s.violations[static_cast<std::size_t>(rule.rule)][a].load(kRelaxed);
+        if (v == 0) continue;
+        sample(out, "karmada_policy_webhook_rule_violations_total",
+               webhook_label(hooks[i]) + ",rule=\"" + std::string(rule.id) + "\",action=\"" +
+                   std::string(rule_action_name(static_cast<RuleAction>(a))) + "\"",
                static_cast<double>(v));
       }
     }

@@ -3,7 +3,10 @@
 // dashboards made for upstream's webhook keep working.
 #pragma once
 
+#include <cstdint>
 #include <string>
+
+#include "admission/rules.hpp"
 
 namespace kpw::metrics {
 
@@ -11,6 +14,9 @@ void request_started(int webhook);  // webhook: registry index, or -1 (not count
 // status: the HTTP status sent; operation/allowed count only when `reviewed`.
 void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
                       bool allowed);
+
+// A review met `count` violations of `rule` that ended with `action` (deny, warn, ratchet).
+void rule_violations(int webhook, Rule rule, RuleAction action, std::uint32_t count);
 
 // A handler threw: answered with code 500 (webhook: registry index).
 void review_failed(int webhook);

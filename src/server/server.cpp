@@ -368,6 +368,9 @@ class Session : public std::enable_shared_from_this<Session> {
       return;
     }
     if (!o.reviewed) return;
+    for (const RuleViolation& v : o.violations) {
+      metrics::rule_violations(webhook_, v.rule, v.action, v.count);
+    }
     if (o.allowed) {
       if (log::verbosity() >= 2) {
         log::info("admission allowed", {{"webhook", webhooks()[webhook_].path},
@@ -381,11 +384,18 @@ class Session : public std::enable_shared_from_this<Session> {
     // The answer holds the whole message (up to 100 errors); a line of the log, its start.
     std::string reason;
     append_echoed_text(reason, o.denial, kMaxLoggedReasonBytes);
+    std::string rules;  // the IDs of the rules that denied, `V-P1,SC-3`
+    for (const RuleViolation& v : o.violations) {
+      if (v.action != RuleAction::kDeny) continue;
+      if (!rules.empty()) rules += ',';
+      rules += rule_id(v.rule);
+    }
     log::info("admission denied", {{"webhook", webhooks()[webhook_].path},
                                    {"kind", o.kind},
                                    {"namespace", o.ns},
                                    {"name", o.name},
                                    {"uid", o.uid},
+                                   {"rules", rules},
                                    {"reason", reason}});
   }
 

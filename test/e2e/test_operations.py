@@ -122,6 +122,8 @@ def test_metrics_count_reviews(env):
                      allowed="true", **w) == 3, "admission_total allowed")
         check(metric(text, "karmada_policy_webhook_admission_total", operation="CREATE",
                      allowed="false", **w) == 2, "admission_total denied")
+        check(metric(text, "karmada_policy_webhook_rule_violations_total", rule="V-S1", action="deny",
+                     **w) == 2, "rule_violations_total{rule=V-S1,action=deny}")
         check(metric(text, "controller_runtime_webhook_latency_seconds_count", **w) == 6, "histogram count")
         check(metric(text, "controller_runtime_webhook_latency_seconds_bucket", le="+Inf", **w) == 6,
               "+Inf bucket")
@@ -149,8 +151,29 @@ def test_logs_denials_not_allowed_json(env):
     for key in ("ts", "level", "webhook", "uid", "reason", "name", "namespace", "kind"):
         check(key in d, "denial log lacks %r: %s", key, d)
     check(d["webhook"] == PP_PATH and "spec.resourceSelectors[0].namespace" in d["reason"], "%s", d)
+    check(d.get("rules") == "V-S1", "the denial names its rule: %s", d)
     check(not any(e.get("msg") == "admission allowed" for e in events), "an allowed review was logged")
     check("object" not in d and "spec" not in json.dumps(d).replace("spec.", ""), "the object was logged: %s", d)
+
+
+def test_strict_rules_warn_counts_warnings(env):
+    """--strict-rules=warn: a strict violation (D-R2) is allowed with a warning, and counted as
+    action="warn"; an upstream rule (V-S1) still denies."""
+    cpp_path = "/validate-clusterpropagationpolicy"
+    d_r2 = fixture_check.request_body(fixture_check.load_fixture(harness.fixture_path(
+        env.source, cpp_path, "D-R2a-cpp-deployment-without-namespace.json")))
+    with env.server("--strict-rules=warn") as server:
+        with harness.Client(server.port, server.ca) as client:
+            answer = client.post(cpp_path, d_r2).json()["response"]
+            check(answer["allowed"] is True, "D-R2 allowed under warn: %s", answer)
+            check(any("[D-R2]; allowed by --strict-rules=warn" in w for w in answer.get("warnings", [])),
+                  "warning: %s", answer)
+            check(client.post(PP_PATH, env.c08).json()["response"]["allowed"] is False, "V-S1 denies")
+            status, text = plain_get(server.metrics_port, "/metrics")
+    check(metric(text, "karmada_policy_webhook_rule_violations_total", webhook=cpp_path, rule="D-R2",
+                 action="warn") == 1, "rule_violations_total{rule=D-R2,action=warn}")
+    check(metric(text, "karmada_policy_webhook_rule_violations_total", webhook=PP_PATH, rule="V-S1",
+                 action="deny") == 1, "rule_violations_total{rule=V-S1,action=deny}")
 
 
 # --- certificate rotation -------------------------------------------------------------------------
@@ -345,6 +368,7 @@ TESTS = [
     test_shutdown_delay_readiness_off_listener_open,
     test_metrics_count_reviews,
     test_logs_denials_not_allowed_json,
+    test_strict_rules_warn_counts_warnings,
     test_certificate_rotation_under_load,
     test_sigterm_with_request_in_flight,
     test_connection_cap,

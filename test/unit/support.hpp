@@ -12,6 +12,7 @@
 
 #include "admission/json.hpp"
 #include "admission/review.hpp"
+#include "api/object.hpp"
 #include "patch_apply.hpp"
 
 namespace kpw::test {
@@ -40,6 +41,7 @@ struct Call {
   std::string_view ns = "ns1";
   Operation operation = Operation::kCreate;
   std::string_view old_object;  // JSON, UPDATE only
+  StrictRules strict = StrictRules::kDeny;  // --strict-rules
 
   static Call cluster_scoped() {
     Call c;
@@ -64,7 +66,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   Verdict v;
   if (!arena->parse_in_place(text).ok) {
     v.message = "test bug: object is not JSON";
-    v.errors.push_back(FieldError{ErrorType::kInvalid, "<test>", "", v.message});
+    v.errors.push_back(FieldError{Rule::kSC1, ErrorType::kInvalid, "<test>", "", v.message});
     return v;
   }
   AdmissionRequest request;
@@ -73,13 +75,23 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   request.object = &arena->document();
   if (!old_text.empty()) {
     if (!old_arena->parse_in_place(old_text).ok) {
-      v.errors.push_back(FieldError{ErrorType::kInvalid, "<test>", "", "old object is not JSON"});
+      v.errors.push_back(FieldError{Rule::kSC1, ErrorType::kInvalid, "<test>", "", "old object is not JSON"});
       return v;
     }
     request.old_object = &old_arena->document();
   }
   AdmissionResult result;
+  // As the service judges: ratcheting against old_object, deletion, --strict-rules.
+  StrictContext strict;
+  strict.mode = call.strict;
+  strict.object = request.object;
+  strict.old_object = request.old_object;
+  strict.deleting =
+      member(object_member(request.object, "metadata"), "deletionTimestamp") != nullptr;
+  strict.warnings = &result.warnings;
+  result.errors.set_context(&strict);
   handler(request, result);
+  result.errors.set_context(nullptr);
   v.errors = result.errors.errors();
   v.warnings = result.warnings.all();
   v.message = result.errors.empty() ? std::string() : result.errors.message();

@@ -80,10 +80,12 @@ TEST_CASE("V-U1 schedulerName change on UPDATE short-circuits everything else") 
   CHECK(v.message.find("\"other\"") != std::string::npos);
 }
 
-TEST_CASE("V-U1 removing schedulerName counts as a change") {
-  const std::string old_obj = pp(R"("schedulerName":"default-scheduler")");
-  const Verdict v = validate(pp(), Call::update_of(old_obj));
-  CHECK(v.fields() == Fields{"spec.schedulerName"});
+TEST_CASE("V-U1 removing schedulerName is a change, unless it was the default (H8)") {
+  const std::string old_obj = pp(R"("schedulerName":"my-scheduler")");
+  CHECK(validate(pp(), Call::update_of(old_obj)).fields() == Fields{"spec.schedulerName"});
+  // Absent (or "") is what the CRD stores as default-scheduler: not a change.
+  const std::string defaulted = pp(R"("schedulerName":"default-scheduler")");
+  CHECK(validate(pp(), Call::update_of(defaulted)).allowed());
 }
 
 TEST_CASE("V-U2 permanent-id label changed or removed on UPDATE") {
