@@ -1,12 +1,16 @@
-// Steps M-1…M-7 of upstream-karmada.md §3.1, then the design-document defaults of the README's
-// mutation table. Only absent (or null) keys are filled; explicit values, zeros included, stay
-// (README principle 6). A mutator never denies: a field of the wrong type is left for the validator.
+// Steps M-1…M-7 of upstream's mutator and the design defaults (docs/compatibility.md,
+// "Mutation"), on the object normalised as upstream's round trip stores it (policy_normalise.cpp:
+// explicit empties upstream drops are dropped, or given the CRD default they come back as). A
+// default fills an absent (or null) key; explicit values stay, except the zeros upstream's own
+// rules rewrite (`minGroups: 0`). A mutator never denies: a field of the wrong type is left for the
+// validator.
 #include "mutators/propagation_policy.hpp"
 
 #include <string_view>
 
 #include "api/karmada.hpp"
 #include "api/object.hpp"
+#include "mutators/policy_normalise.hpp"
 #include "util/uuid.hpp"
 
 namespace kpw {
@@ -38,7 +42,8 @@ void default_selector_namespaces(const AdmissionRequest& req, const JsonValue* s
   }
 }
 
-// M-2: spread constraints by cluster with at least one group, unless said otherwise.
+// M-2: spread constraints by cluster with at least one group, unless said otherwise; M-2b rewrites
+// an explicit `minGroups: 0` too (the scheduler divides by it).
 void default_spread_constraints(const JsonValue* placement, const FieldPath& placement_path,
                                 JsonPatch& patch) {
   const JsonValue* constraints = array_member(placement, "spreadConstraints");
@@ -52,7 +57,10 @@ void default_spread_constraints(const JsonValue* placement, const FieldPath& pla
         (absent(&c, "spreadByField") || member(&c, "spreadByField")->IsString())) {
       patch.set(item.child("spreadByField"), std::string_view("cluster"));
     }
-    if (absent(&c, "minGroups")) patch.set(item.child("minGroups"), std::int64_t{1});
+    const JsonValue* min_groups = member(&c, "minGroups");
+    if (min_groups == nullptr || (min_groups->IsInt64() && min_groups->GetInt64() == 0)) {
+      patch.set(item.child("minGroups"), std::int64_t{1});
+    }
   }
 }
 
@@ -70,13 +78,18 @@ void default_propagate_deps(const JsonValue* spec, const FieldPath& spec_path, J
   }
 }
 
-// M-4: divided replicas are weighted unless a preference is given.
+// M-4: divided replicas are weighted unless a preference is given. An explicit
+// `replicaSchedulingType: ""` is the Divided it is stored as, so it gets its Weighted too (H1:
+// upstream stores Divided without a preference, which the scheduler refuses).
 void default_division_preference(const JsonValue* placement, const FieldPath& placement_path,
                                  JsonPatch& patch) {
   const JsonValue* rs = object_member(placement, "replicaScheduling");
   // Upstream's condition is the empty string, so an explicit "" is filled as well.
   const JsonValue* preference = member(rs, "replicaDivisionPreference");
-  if (rs == nullptr || string_or_empty(rs, "replicaSchedulingType") != "Divided" ||
+  const JsonValue* type = member(rs, "replicaSchedulingType");
+  const bool divided = type != nullptr && type->IsString() &&
+                       (view(*type) == "Divided" || type->GetStringLength() == 0);
+  if (rs == nullptr || !divided ||
       (preference != nullptr && !(preference->IsString() && preference->GetStringLength() == 0))) {
     return;
   }
@@ -94,6 +107,10 @@ void default_application_failover(const JsonValue* spec, const FieldPath& spec_p
   const FieldPath app_path = failover_path.child("application");
 
   std::string_view purge_mode = string_or_empty(app, "purgeMode");
+  if (const JsonValue* mode = member(app, "purgeMode");
+      mode != nullptr && mode->IsString() && mode->GetStringLength() == 0) {
+    purge_mode = "Gracefully";  // H7: what "" is stored as (policy_normalise.cpp)
+  }
   if (absent(app, "purgeMode")) {
     purge_mode = defaults.purge_mode;
     patch.set(app_path.child("purgeMode"), purge_mode);
@@ -145,6 +162,7 @@ void mutate(const PolicyKind& kind, const AdmissionRequest& req, AdmissionResult
     const FieldPath spec_path = FieldPath::root("spec");
     const FieldPath placement_path = spec_path.child("placement");
     const JsonValue* placement = object_member(spec, "placement");
+    normalise_policy_spec(*spec, spec_path, !kind.namespaced, patch);
     if (kind.namespaced) default_selector_namespaces(req, spec, spec_path, patch);
     default_spread_constraints(placement, placement_path, patch);
     default_propagate_deps(spec, spec_path, patch);

@@ -355,7 +355,12 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
 
   // The same target again: the later value wins; an append joins the array it added.
   if (Op* op = first_op()) {
-    if (append && op->value.IsArray()) {
+    if (op->kind == OpKind::kRemove) {
+      // Removed, then set again: the member was there (remove drops only what is), so the set
+      // replaces it (an append to a removed array replaces it with the one element).
+      op->kind = OpKind::kReplace;
+      op->value = append ? nest(segs.size()) : std::move(value);
+    } else if (append && op->value.IsArray()) {
       op->value.PushBack(value, alloc);
     } else if (!append) {
       op->value = std::move(value);

@@ -616,3 +616,21 @@ TEST_CASE("patch: past kMaxBytes a patch stops growing and says it is too large"
   patch.render(rendered);
   CHECK(rendered == R"([{"op":"add","path":"/items/0/minGroups","value":1}])");
 }
+
+// A member removed and then set again is replaced (it used to render the remove).
+TEST_CASE("patch: set after remove replaces the member") {
+  const FieldPath spec = FieldPath::root("spec");
+  std::string ops;
+  auto out = patched(
+      R"({"spec":{"preemption":"","names":["a"]}})",
+      [&](JsonPatch& p) {
+        p.remove(spec.child("preemption"));
+        p.set(spec.child("preemption"), std::string_view("Never"));
+        p.remove(spec.child("names"));
+        p.append(spec.child("names"), "b");
+      },
+      &ops);
+  CHECK(out == R"({"spec":{"preemption":"Never","names":["b"]}})");
+  CHECK(ops ==
+        R"([{"op":"replace","path":"/spec/preemption","value":"Never"},{"op":"replace","path":"/spec/names","value":["b"]}])");
+}

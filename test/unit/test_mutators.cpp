@@ -81,8 +81,8 @@ TEST_CASE("M-2 spread constraints default to cluster and one group") {
   CHECK_FALSE(m.has("/spec/placement/spreadConstraints/1/spreadByField"));
   CHECK(m.integer("/spec/placement/spreadConstraints/1/minGroups") == 1);
   CHECK(m.integer("/spec/placement/spreadConstraints/2/minGroups") == -1);
-  // README principle 6: an explicit 0 stays (upstream rewrites it to 1).
-  CHECK(m.integer("/spec/placement/spreadConstraints/3/minGroups") == 0);
+  // M-2b rewrites an explicit 0 too, as upstream does (the scheduler divides by it).
+  CHECK(m.integer("/spec/placement/spreadConstraints/3/minGroups") == 1);
 }
 
 TEST_CASE("M-3 a ServiceImport selector turns on propagateDeps") {
@@ -165,9 +165,11 @@ TEST_CASE("design defaults purgeMode and tolerationSeconds follow the flags") {
   const std::string obj = pp(with(R"("propagateDeps":true,"failover":{"application":{}})"));
   const Mutation design = create(obj);
   REQUIRE(design.error.empty());
-  CHECK(design.string("/spec/failover/application/purgeMode") == "Graciously");
+  // The defaults are the shipped CRD's: Gracefully (the design's Graciously under its current
+  // name) and 300 s (the design document's 10 was changed before release).
+  CHECK(design.string("/spec/failover/application/purgeMode") == "Gracefully");
   CHECK(design.integer("/spec/failover/application/gracePeriodSeconds") == 600);
-  CHECK(design.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 10);
+  CHECK(design.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 300);
 
   kpw::MutationDefaults flags;
   flags.purge_mode = "Directly";
