@@ -9,9 +9,12 @@
 #include <fstream>
 #include <iostream>
 #include <iterator>
+#include <optional>
 #include <sstream>
 
 #include "admission/registry.hpp"
+#include "admission/review.hpp"
+#include "admission/rules.hpp"
 #include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "check/source.hpp"
@@ -25,6 +28,7 @@ struct Problem {
   Position at;
   std::string field;  // "" for warnings
   std::string text;   // `<field>: <Type>: …` for errors, the warning for warnings
+  std::optional<Rule> rule = std::nullopt;  // the rule an error breaks (rules.hpp)
 };
 
 enum class Verdict { kValid, kInvalid, kSkipped };
@@ -37,6 +41,14 @@ struct Judged {
   std::string skipped_reason;
   std::vector<Problem> errors;
   std::vector<Problem> warnings;
+  // Whether some error is one upstream's webhook (or the API server) denies too; false when only
+  // our strict rules deny the object.
+  bool upstream_denies() const {
+    for (const Problem& p : errors) {
+      if (!p.rule || !is_strict(*p.rule)) return true;
+    }
+    return false;
+  }
 };
 
 struct FileSyntaxError {
@@ -112,6 +124,36 @@ void apply_policy_crd_defaults(JsonValue& object, JsonAllocator& alloc) {
   }
 }
 
+// What the API server checks before any webhook (metadata.hpp): nulls pruned, ObjectMeta, unknown
+// fields (errors, warnings or nothing, as --unknown-fields says).
+void judge_as_api_server(const SourceObject& src, JsonValue& obj, const Options& options,
+                         Judged& j) {
+  prune_nulls(obj);
+  ErrorList errors;
+  check_object_meta(obj, errors);
+  ErrorList unknown;
+  if (options.unknown_fields != UnknownFields::kIgnore) {
+    const bool policy = j.kind == karmada::kPropagationPolicy ||
+                        j.kind == karmada::kClusterPropagationPolicy;
+    check_unknown_fields(obj, policy, unknown);
+  }
+  for (const ErrorList* list : {&errors, &unknown}) {
+    const bool as_warning = list == &unknown && options.unknown_fields == UnknownFields::kWarn;
+    for (const FieldError& e : list->errors()) {
+      Problem p{src.locate(e.field), e.field, e.text(), e.rule};
+      if (as_warning) {
+        p.field.clear();
+        p.text += " [" + std::string(rule_id(e.rule)) + "]";
+        p.rule.reset();
+      }
+      (as_warning ? j.warnings : j.errors).push_back(std::move(p));
+    }
+    if (list->omitted() > 0) {
+      (as_warning ? j.warnings : j.errors).push_back(Problem{src.start, "", list->omitted_text()});
+    }
+  }
+}
+
 // A warning that starts with a field path is placed at that field.
 Position warning_position(const SourceObject& src, const std::string& warning) {
   const std::size_t end = warning.find_first_of(": ");
@@ -134,6 +176,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   j.api_version = text_of(&obj, "apiVersion");
   j.kind = text_of(&obj, "kind");
   j.name = text_of(metadata, "name");
+  if (j.name.empty()) j.name = text_of(metadata, "generateName");
   const std::size_t slash = j.api_version.find('/');
   const std::string group = slash == std::string::npos ? "" : j.api_version.substr(0, slash);
   const Webhook* validating = row_for(group, j.kind, false);
@@ -155,10 +198,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
       }
     }
   }
-  if (j.name.empty()) {
-    j.errors.push_back(Problem{src.locate("metadata.name"), "metadata.name",
-                               "metadata.name: Required value: name or generateName is required"});
-  }
+  judge_as_api_server(src, obj, options, j);
   if (j.kind == karmada::kPropagationPolicy || j.kind == karmada::kClusterPropagationPolicy) {
     apply_policy_crd_defaults(obj, alloc);
   }
@@ -182,15 +222,27 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
       return j;
     }
     mutation.patch.apply_to(obj, alloc);
+    // The API server defaults again after every mutating webhook.
+    if (j.kind == karmada::kPropagationPolicy || j.kind == karmada::kClusterPropagationPolicy) {
+      apply_policy_crd_defaults(obj, alloc);
+    }
     for (const std::string& w : mutation.warnings.all()) {
       j.warnings.push_back(Problem{warning_position(src, w), "", w});
     }
   }
   AdmissionResult validation;
   validation.patch.reset(&obj);
+  StrictContext strict;
+  strict.mode = strict_rules();
+  strict.object = &obj;
+  // An object being deleted (an audited dump holds them) is never denied by a strict rule.
+  strict.deleting = member(object_member(&obj, "metadata"), "deletionTimestamp") != nullptr;
+  strict.warnings = &validation.warnings;
+  validation.errors.set_context(&strict);
   validating->handler(request, validation);
+  validation.errors.set_context(nullptr);
   for (const FieldError& e : validation.errors.errors()) {
-    j.errors.push_back(Problem{src.locate(e.field), e.field, e.text()});
+    j.errors.push_back(Problem{src.locate(e.field), e.field, e.text(), e.rule});
   }
   if (validation.errors.omitted() > 0) {
     j.errors.push_back(Problem{src.start, "", validation.errors.omitted_text()});
@@ -302,6 +354,8 @@ bool read_and_load(const std::string& file, LoadedFile& loaded, std::ostream& er
 
 struct Summary {
   std::size_t objects = 0, valid = 0, invalid = 0, skipped = 0, warnings = 0;
+  std::size_t invalid_upstream = 0;     // invalid, and upstream (or the API server) denies it too
+  std::size_t invalid_strict_only = 0;  // invalid only by our strict rules
 };
 
 template <typename Writer>
@@ -320,6 +374,12 @@ void write_problems(Writer& w, const char* key, const std::vector<Problem>& prob
     if (with_field) {
       w.Key("field");
       write_string(w, p.field);
+    }
+    if (p.rule) {
+      w.Key("rule");
+      write_string(w, rule_id(*p.rule));
+      w.Key("class");
+      write_string(w, rule_class_name(rule_info(*p.rule).rule_class));
     }
     w.Key("line");
     w.Int(p.at.line);
@@ -399,6 +459,10 @@ std::string json_report(const std::vector<Judged>& judged,
   w.Uint64(summary.valid);
   w.Key("invalid");
   w.Uint64(summary.invalid);
+  w.Key("invalidUpstream");
+  w.Uint64(summary.invalid_upstream);
+  w.Key("invalidStrictOnly");
+  w.Uint64(summary.invalid_strict_only);
   w.Key("skipped");
   w.Uint64(summary.skipped);
   w.Key("warnings");
@@ -484,7 +548,10 @@ int run(const std::vector<std::string>& paths, const Options& options, std::ostr
     ++summary.objects;
     summary.warnings += j.warnings.size();
     if (j.verdict == Verdict::kValid) ++summary.valid;
-    if (j.verdict == Verdict::kInvalid) ++summary.invalid;
+    if (j.verdict == Verdict::kInvalid) {
+      ++summary.invalid;
+      ++(j.upstream_denies() ? summary.invalid_upstream : summary.invalid_strict_only);
+    }
     if (j.verdict == Verdict::kSkipped) ++summary.skipped;
   }
 
@@ -497,7 +564,9 @@ int run(const std::vector<std::string>& paths, const Options& options, std::ostr
       for (const Judged& j : judged) {
         const std::string file = j.file == "-" ? "<stdin>" : j.file;
         for (const Problem& p : j.errors) {
-          out << where(file, p.at) << ": " << display_name(j) << ": " << p.text << "\n";
+          out << where(file, p.at) << ": " << display_name(j) << ": " << p.text;
+          if (p.rule) out << " [" << rule_id(*p.rule) << "]";
+          out << "\n";
         }
         for (const Problem& p : j.warnings) {
           out << where(file, p.at) << ": warning: " << display_name(j) << ": " << p.text << "\n";
@@ -505,7 +574,12 @@ int run(const std::vector<std::string>& paths, const Options& options, std::ostr
       }
       if (!options.quiet) {
         out << summary.objects << " object" << (summary.objects == 1 ? "" : "s") << ": "
-            << summary.valid << " valid, " << summary.invalid << " invalid, " << summary.skipped
+            << summary.valid << " valid, " << summary.invalid << " invalid";
+        if (summary.invalid > 0) {
+          out << " (" << summary.invalid_upstream << " denied by upstream too, "
+              << summary.invalid_strict_only << " only by our strict rules)";
+        }
+        out << ", " << summary.skipped
             << " skipped, " << summary.warnings << " warning" << (summary.warnings == 1 ? "" : "s")
             << "\n";
       }

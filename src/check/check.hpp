@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "check/metadata.hpp"
+
 namespace kpw::check {
 
 enum class OutputFormat { kText, kJson, kYaml };
@@ -17,6 +19,7 @@ struct Options {
   bool quiet = false;                         // text: problems only, no summary
   bool warnings_as_errors = false;
   bool show_defaults = false;                 // json/yaml: the object as it would be stored
+  UnknownFields unknown_fields = UnknownFields::kError;  // --unknown-fields
   OutputFormat output = OutputFormat::kText;
 };
 

@@ -21,6 +21,11 @@ constexpr std::string_view kPrefixFormat =
     "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
     "'example.com', regex used for validation is "
     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+constexpr std::string_view kLabelValueFormat =
+    "a valid label must be an empty string or consist of alphanumeric characters, '-', '_' or "
+    "'.', and must start and end with an alphanumeric character (e.g. 'MyValue',  or "
+    "'my_value',  or '12345', regex used for validation is "
+    "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 constexpr std::string_view kNameEmpty = "name part must be non-empty";
 constexpr std::string_view kNameTooLong = "name part must be no more than 63 characters";
 constexpr std::string_view kNameFormat =
@@ -104,6 +109,14 @@ NameProblems check_qualified_name(std::string_view value) {
     p.add(kNameTooLong);
   }
   if (!matches_qualified_name_part(name)) p.add(kNameFormat);
+  return p;
+}
+
+NameProblems check_label_value(std::string_view value) {
+  NameProblems p;
+  if (value.empty()) return p;
+  if (value.size() > 63) p.add(kLabelTooLong);
+  if (!matches_qualified_name_part(value)) p.add(kLabelValueFormat);
   return p;
 }
 

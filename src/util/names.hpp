@@ -28,6 +28,9 @@ NameProblems check_dns1123_subdomain(std::string_view value);
 // 1..63 characters of [A-Za-z0-9-_.], alphanumeric at both ends. Messages as
 // k8s.io/apimachinery IsQualifiedName gives them ("" yields two).
 NameProblems check_qualified_name(std::string_view value);
+// Label value: empty, or at most 63 characters of [A-Za-z0-9-_.], alphanumeric at both ends
+// (k8s.io/apimachinery IsValidLabelValue).
+NameProblems check_label_value(std::string_view value);
 
 inline bool is_dns1123_label(std::string_view v) { return check_dns1123_label(v).ok(); }
 inline bool is_dns1123_subdomain(std::string_view v) { return check_dns1123_subdomain(v).ok(); }

@@ -26,21 +26,21 @@ NAMESPACE_RULE = ("a lowercase RFC 1123 label must consist of lower case alphanu
 
 POLICIES_LINES = [
     'policies/cluster.json:7:7: ClusterPropagationPolicy/crds: spec.resourceSelectors[0].name: '
-    'Required value: a selector must name its resource when preemption is Always',
+    'Required value: a selector must name its resource when preemption is Always [V-R1]',
     'policies/cluster.json:11:19: warning: ClusterPropagationPolicy/crds: spec.failover.cluster.purgeMode: '
     '"Immediately" is the old name of "Directly" (removed in Karmada v1.19); use "Directly"',
     'policies/rebalance.yaml:9:7: WorkloadRebalancer/rebalance-web: spec.workloads[0].namespace: '
-    'Invalid value: "Team_A": ' + NAMESPACE_RULE,
+    'Invalid value: "Team_A": ' + NAMESPACE_RULE + ' [W-3]',
     'policies/rebalance.yaml:11:3: WorkloadRebalancer/rebalance-web: spec.ttlSecondsAfterFinished: '
-    'Invalid value: -1: must be greater than or equal to 0',
+    'Invalid value: -1: must be greater than or equal to 0 [W-4]',
     'policies/team-a/propagation.yaml:31:9: PropagationPolicy/web: '
-    'spec.placement.clusterAffinities[1].affinityName: Duplicate value: "primary"',
+    'spec.placement.clusterAffinities[1].affinityName: Duplicate value: "primary" [V-P5]',
     'policies/team-a/propagation.yaml:36:9: PropagationPolicy/web: '
-    'spec.placement.spreadConstraints[0].maxGroups: Invalid value: 1: must be greater than or equal to minGroups',
+    'spec.placement.spreadConstraints[0].maxGroups: Invalid value: 1: must be greater than or equal to minGroups [V-S5]',
     'policies/team-a/propagation.yaml:33:5: PropagationPolicy/web: spec.placement.spreadConstraints: '
-    'Required value: a constraint with spreadByField "cluster" is required when spreading by field',
+    'Required value: a constraint with spreadByField "cluster" is required when spreading by field [V-S7]',
     'policies/team-a/propagation.yaml:26:7: PropagationPolicy/web: spec.resourceSelectors[0].namespace: '
-    'Invalid value: "team-b": must be the policy\'s namespace "team-a"',
+    'Invalid value: "team-b": must be the policy\'s namespace "team-a" [V-S1]',
 ]
 
 
@@ -73,7 +73,8 @@ def lines(text):
 def test_directory_text_output(env):
     code, out, err = env.check("policies")
     check(code == 1, "exit %d, expected 1 (invalid objects); stderr: %s", code, err)
-    want = POLICIES_LINES + ["7 objects: 3 valid, 3 invalid, 1 skipped, 1 warning"]
+    want = POLICIES_LINES + ["7 objects: 3 valid, 3 invalid (2 denied by upstream too, 1 only by our "
+                             "strict rules), 1 skipped, 1 warning"]
     check(lines(out) == want, "output:\n%s\nexpected:\n%s", out, "\n".join(want))
 
 
@@ -92,7 +93,8 @@ def test_strict_makes_unknown_kinds_errors(env):
     code, out, _ = env.check("--strict", "policies/list.yaml")
     check(code == 1, "exit %d", code)
     check(lines(out) == ["policies/list.yaml:12:5: Deployment/not-a-policy: kind apps/v1 Deployment is not "
-                         "served by this webhook", "2 objects: 1 valid, 1 invalid, 0 skipped, 0 warnings"], "%s", out)
+                         "served by this webhook", "2 objects: 1 valid, 1 invalid (1 denied by upstream too, 0 only by "
+                         "our strict rules), 0 skipped, 0 warnings"], "%s", out)
 
 
 def test_warnings_as_errors(env):
@@ -132,6 +134,7 @@ def test_json_output(env):
     check([o["verdict"] for o in objs] == ["valid", "invalid"], "verdicts")
     first = objs[1]["errors"][0]
     check(first == {"field": "spec.placement.clusterAffinities[1].affinityName", "line": 31, "column": 9,
+                    "rule": "V-P5", "class": "upstream",
                     "message": 'spec.placement.clusterAffinities[1].affinityName: Duplicate value: "primary"'},
           "first error %s", first)
     stored = objs[0]["object"]
@@ -139,7 +142,8 @@ def test_json_output(env):
     check(stored["spec"]["priority"] == 0 and stored["spec"]["preemption"] == "Never", "CRD defaults")
     check(len(stored["metadata"]["labels"]["propagationpolicy.karmada.io/permanent-id"]) == 36, "permanent id")
     check(stored["metadata"]["finalizers"] == ["karmada.io/propagation-policy-controller"], "finalizer")
-    check(report["summary"] == {"objects": 2, "valid": 1, "invalid": 1, "skipped": 0, "warnings": 0},
+    check(report["summary"] == {"objects": 2, "valid": 1, "invalid": 1, "invalidUpstream": 1,
+                                "invalidStrictOnly": 0, "skipped": 0, "warnings": 0},
           "summary %s", report["summary"])
 
 
@@ -220,7 +224,70 @@ def test_a_file_that_cannot_be_loaded_is_one_error(env):
     check(lines(out) == ["2 objects: 1 valid, 0 invalid, 1 skipped, 0 warnings"], "output: %r", out)
 
 
+AUDIT = "audit/kubectl-get.yaml"
+
+
+def test_audit_of_a_kubectl_get_dump(env):
+    """What `kubectl get pp,cpp -A -o yaml` prints is read without noise: one finding per real
+    problem, each with its rule, and the summary splits upstream's denials from our strict ones."""
+    code, out, err = env.check(AUDIT)
+    check(code == 1, "exit %d; stderr %s", code, err)
+    got = lines(out)
+    want = [
+        AUDIT + ':76:9: PropagationPolicy/batch: spec.placement.clusterAffinities[1].affinityName: '
+        'Duplicate value: "primary" [V-P5]',
+        AUDIT + ':107:7: ClusterPropagationPolicy/platform: spec.resourceSelectors[0].namespace: Required '
+        'value: ',
+        AUDIT + ':130:7: warning: ClusterPropagationPolicy/retired: spec.resourceSelectors[0].namespace: ',
+        "4 objects: 2 valid, 2 invalid (1 denied by upstream too, 1 only by our strict rules), 0 skipped, "
+        "1 warning",
+    ]
+    check(len(got) == len(want), "output:\n%s", out)
+    for line, prefix in zip(got, want):
+        check(line.startswith(prefix), "line %r, expected it to start with %r", line, prefix)
+    check(got[1].endswith("[D-R2]"), "D-R2 names its rule: %r", got[1])
+    check("allowed because the object is being deleted" in got[2], "deletion: %r", got[2])
+    # -o json: rule and class on each error, and the split summary.
+    code, out, _ = env.check("-o", "json", AUDIT)
+    report = json.loads(out)
+    rules = [(e["rule"], e["class"]) for o in report["objects"] for e in o["errors"]]
+    check(rules == [("V-P5", "upstream"), ("D-R2", "strict")], "rules %s", rules)
+    check(report["summary"]["invalidUpstream"] == 1 and report["summary"]["invalidStrictOnly"] == 1,
+          "summary %s", report["summary"])
+    # --strict-rules=warn: only what upstream denies too is an error.
+    code, out, _ = env.check("--strict-rules=warn", "--quiet", AUDIT)
+    check(code == 1 and len([l for l in lines(out) if "warning:" not in l]) == 1, "warn:\n%s", out)
+    code, out, _ = env.check("--strict-rules=off", "--quiet", AUDIT)
+    check(all("D-R2" not in l for l in lines(out)), "off:\n%s", out)
+
+
+def test_unknown_fields_and_metadata(env):
+    """Unknown fields are errors as under kubectl --validate=strict (or warnings, or ignored);
+    metadata is validated as the API server does; generateName alone is fine."""
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+           "metadata": {"generateName": "web-", "namespace": "ns1",
+                        "labels": {"Bad Key": "x", "ok": "-bad-"}, "finalizers": ["a/b/c"]},
+           "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap", "nmae": "c"}],
+                    "placment": {}}}
+    text = json.dumps(obj)
+    code, out, _ = env.check("-o", "json", "-", stdin=text.encode())
+    errors = json.loads(out)["objects"][0]["errors"]
+    got = sorted((e["field"], e["rule"]) for e in errors)
+    want = sorted([("metadata.labels[Bad Key]", "K-M2"), ("metadata.labels[ok]", "K-M2"),
+                   ("metadata.finalizers[0]", "K-M4"), ("spec.resourceSelectors[0].nmae", "K-U1"),
+                   ("spec.placment", "K-U1")])
+    check(sorted(set(got)) == want, "errors %s, expected %s", got, want)
+    code, out, _ = env.check("--unknown-fields=ignore", "-o", "json", "-", stdin=text.encode())
+    fields = {e["field"] for e in json.loads(out)["objects"][0]["errors"]}
+    check("spec.placment" not in fields, "ignored unknown fields: %s", fields)
+    code, out, _ = env.check("--unknown-fields=warn", "-o", "json", "-", stdin=text.encode())
+    o = json.loads(out)["objects"][0]
+    check(any("spec.placment" in w["message"] for w in o["warnings"]), "warned: %s", o["warnings"])
+
+
 TESTS = [
+    test_audit_of_a_kubectl_get_dump,
+    test_unknown_fields_and_metadata,
     test_directory_text_output,
     test_quiet_prints_problems_only,
     test_valid_file_exits_0,

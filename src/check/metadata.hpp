@@ -1,0 +1,26 @@
+// What the API server itself checks in an object before any webhook sees it, for `check`, which
+// has no API server (docs/check.md, "Judged as the cluster judges"): ObjectMeta (rules K-M1…K-M4),
+// `null` pruning, and unknown fields (rule K-U1, kubectl's default --validate=strict).
+#pragma once
+
+#include "admission/field_error.hpp"
+#include "admission/json.hpp"
+
+namespace kpw::check {
+
+// K-M1 name (or generateName), K-M2 labels, K-M3 annotations, K-M4 finalizers.
+void check_object_meta(const JsonValue& object, ErrorList& errors);
+
+// Members that are `null` are deleted, at every depth (the API server prunes them before
+// defaulting: no policy field is nullable); `null` list elements stay, as they do there.
+void prune_nulls(JsonValue& value);
+
+// What an unknown field does: an error (kubectl's default, --validate=strict), a warning, or
+// nothing (the API server drops it when it stores the object).
+enum class UnknownFields { kError, kWarn, kIgnore };
+
+// K-U1: the fields of `object` that its kind's schema does not declare (the top level, metadata,
+// and for PropagationPolicy / ClusterPropagationPolicy the whole spec), as errors.
+void check_unknown_fields(const JsonValue& object, bool policy_kind, ErrorList& errors);
+
+}  // namespace kpw::check
