@@ -173,6 +173,43 @@ def deep_nesting(n, cluster):
     return policy(cluster, {"placement": {"nested": [deep for _ in range(n)]}})
 
 
+def explicit_empties(n, cluster):
+    """n selectors full of explicit empty values that upstream's round trip drops: the mutator
+    removes three members of each (end-to-end parity)."""
+    return policy(cluster, {"resourceSelectors": [
+        {"apiVersion": "v1", "kind": "ConfigMap", "name": "", "namespace": "tenant" if not cluster else "",
+         "labelSelector": {"matchLabels": {}, "matchExpressions": []}} for _ in range(n)]})
+
+
+def as_update(r, old_spec_change):
+    """`r` as an UPDATE whose oldObject is its object with `old_spec_change` applied to spec."""
+    req = r["request"]
+    old = json.loads(json.dumps(req["object"]))
+    old["spec"].update(old_spec_change)
+    req["operation"] = "UPDATE"
+    req["oldObject"] = old
+    req["options"] = {"apiVersion": "meta.k8s.io/v1", "kind": "UpdateOptions"}
+    return r
+
+
+def strict_violations(n):
+    return {"placement": {"spreadConstraints": [{"spreadByField": "cluster"}] + [
+        {"spreadByField": "planet-%d" % i} for i in range(n)]}}
+
+
+def update_strict_changed(n, cluster):
+    """UPDATE of a spec that changed elsewhere, with n strict (SC-4) violations: each is looked up
+    in oldObject to ratchet it, up to the bound, and the rest deny."""
+    return as_update(policy(cluster, strict_violations(n)), {"priority": 7})
+
+
+def update_strict_unchanged(n, cluster):
+    """UPDATE with n unchanged strict violations (only a label differs): all ratchet, as warnings."""
+    r = as_update(policy(cluster, strict_violations(n)), {})
+    r["request"]["oldObject"]["metadata"]["labels"]["team"] = "a"
+    return r
+
+
 def resource(kind_name, ns="tenant", name="web"):
     return {"apiVersion": "apps/v1", "kind": kind_name, "namespace": ns, "name": name}
 
@@ -219,7 +256,8 @@ def targets_invalid(n, _):
 POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_invalid, overflow_names_alike,
                  empty_selectors, unnamed_deployments, spread_constraints_alike, spread_constraints_bare,
                  field_selector_invalid, tolerations_lt, state_preservation_invalid, wrong_types, long_strings,
-                 many_labels, many_unknown_keys, deep_nesting]
+                 many_labels, many_unknown_keys, deep_nesting, explicit_empties, update_strict_changed,
+                 update_strict_unchanged]
 
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [

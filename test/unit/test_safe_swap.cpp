@@ -233,7 +233,7 @@ TEST_CASE("ratchet: an object being deleted is never denied by a strict rule") {
   CHECK(v.warned("allowed because the object is being deleted"));
 }
 
-TEST_CASE("--strict-rules warn allows with a warning, off allows silently, deny denies") {
+TEST_CASE("strict rules: warn allows with a warning and off allows silently") {
   Call warn = Call::cluster_scoped();
   warn.strict = kpw::StrictRules::kWarn;
   const kpw::test::Verdict w = validate_cpp(preempting_cpp(), warn);
