@@ -3,6 +3,8 @@
 
 #include <rapidjson/document.h>
 #include <rapidjson/pointer.h>
+#include <rapidjson/stringbuffer.h>
+#include <rapidjson/writer.h>
 
 #include <cstdint>
 #include <memory>
@@ -96,6 +98,14 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   v.warnings = result.warnings.all();
   v.message = result.errors.empty() ? std::string() : result.errors.message();
   return v;
+}
+
+// A document as compact JSON text (to send a mutated object again).
+inline std::string text_of(const rapidjson::Document& doc) {
+  rapidjson::StringBuffer buffer;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
+  doc.Accept(writer);
+  return buffer.GetString();
 }
 
 // A mutator's answer: the patch text and the object after applying it.

@@ -3,9 +3,6 @@
 // and reads the object that results.
 #include <catch2/catch.hpp>
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <string>
 
 #include "mutators/propagation_policy.hpp"
@@ -16,6 +13,7 @@
 using kpw::test::Call;
 using kpw::test::mutate;
 using kpw::test::Mutation;
+using kpw::test::text_of;
 
 namespace {
 
@@ -36,13 +34,6 @@ Mutation create(const std::string& object) { return mutate(&kpw::mutate_propagat
 
 Mutation update(const std::string& object) {
   return mutate(&kpw::mutate_propagation_policy, object, Call::update_of(object));
-}
-
-std::string text_of(const rapidjson::Document& doc) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  doc.Accept(writer);
-  return buffer.GetString();
 }
 
 // Restores the flag defaults after a case that changes them.

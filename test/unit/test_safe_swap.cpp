@@ -3,9 +3,6 @@
 // never deny an object being deleted, and follow --strict-rules; upstream rules always deny.
 #include <catch2/catch.hpp>
 
-#include <rapidjson/stringbuffer.h>
-#include <rapidjson/writer.h>
-
 #include <fstream>
 #include <map>
 #include <set>
@@ -19,16 +16,10 @@
 using kpw::test::Call;
 using kpw::test::mutate;
 using kpw::test::Mutation;
+using kpw::test::text_of;
 using kpw::test::run;
 
 namespace {
-
-std::string text_of(const rapidjson::Document& doc) {
-  rapidjson::StringBuffer buffer;
-  rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
-  doc.Accept(writer);
-  return buffer.GetString();
-}
 
 std::string pp(std::string_view spec, std::string_view metadata = R"("name":"p","namespace":"ns1")") {
   return R"({"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{)" +
