@@ -1,4 +1,4 @@
-// Defaulting for PropagationPolicy and ClusterPropagationPolicy (upstream §3.1 + design defaults).
+// Defaulting for PropagationPolicy and ClusterPropagationPolicy (docs/rules.md, docs/compatibility.md "Mutation").
 #pragma once
 
 #include "admission/review.hpp"

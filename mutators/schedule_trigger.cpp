@@ -1,5 +1,5 @@
 // Defaults only where the key is absent or null: an explicit 0 means "retry at once" /
-// "never clean up" and stays (README principle 6).
+// "never clean up" and stays (docs/rules.md principle 6).
 #include "mutators/schedule_trigger.hpp"
 
 #include "api/object.hpp"

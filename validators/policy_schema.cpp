@@ -1,5 +1,5 @@
 // The policy CRD schema as a table: one Node per field, the walker below reads it. Rows follow
-// `policy.karmada.io_propagationpolicies.yaml` (upstream §4 and §5.3), plus the design-only
+// `policy.karmada.io_propagationpolicies.yaml` (docs/compatibility.md, schema rules SC-…), plus the design-only
 // failover fields that D-F3 checks (seed 003).
 #include "validators/policy_schema.hpp"
 
@@ -51,7 +51,7 @@ constexpr std::array<std::string_view, 4> kSpreadByField = {"cluster", "region",
 constexpr std::array<std::string_view, 2> kSchedulingType = {"Duplicated", "Divided"};
 constexpr std::array<std::string_view, 2> kDivisionPreference = {"Aggregated", "Weighted"};
 constexpr std::array<std::string_view, 1> kDynamicWeight = {"AvailableReplicas"};
-// Both generations of purge modes (README principle 5); cluster failover has no Never.
+// Both generations of purge modes (docs/rules.md principle 5); cluster failover has no Never.
 constexpr std::array<std::string_view, 5> kAppPurgeMode = {"Directly", "Gracefully", "Never",
                                                            "Immediately", "Graciously"};
 constexpr std::array<std::string_view, 4> kClusterPurgeMode = {"Directly", "Gracefully",

@@ -1,4 +1,4 @@
-// The CRD schema of PropagationPolicy / ClusterPropagationPolicy (upstream §4) as rules SC-1…SC-6,
+// The CRD schema of PropagationPolicy / ClusterPropagationPolicy (docs/compatibility.md) as rules SC-1…SC-6,
 // for reviews that never passed an API server (the `check` command, replayed reviews).
 #pragma once
 

@@ -1,5 +1,5 @@
 // PropagationPolicy / ClusterPropagationPolicy rules, one function per rule family, called in the
-// order of upstream §2.3 (docs/compatibility.md "Order of errors"). Reads are lenient: a field of
+// upstream's order (docs/compatibility.md "Order of errors"). Reads are lenient: a field of
 // the wrong type reads as absent here, because the schema pass has already reported it.
 #include "validators/propagation_policy.hpp"
 
@@ -312,7 +312,7 @@ void check_placement(const JsonValue& spec, const FieldPath& spec_path, ErrorLis
 
 // ---- failover ----
 
-// README principle 5: the design's names still work, with a warning naming the new spelling.
+// docs/rules.md principle 5: the design's names still work, with a warning naming the new spelling.
 void warn_old_purge_mode(const JsonValue& failover_part, const FieldPath& part_path,
                          AdmissionResult& result) {
   const std::string_view mode = string_or_empty(&failover_part, "purgeMode");
@@ -419,7 +419,7 @@ struct KnownKind {
   std::string_view group;
   std::string_view kind;
 };
-// D-R2: namespaced kinds a cluster-wide preempting policy must pin to a namespace (seed 004).
+// D-R2: namespaced kinds a cluster-wide preempting policy must pin to a namespace (docs/rules.md D-R2, seed 004).
 constexpr std::array<KnownKind, 18> kNamespacedKinds = {{
     {"apps", "Deployment"},
     {"apps", "StatefulSet"},

@@ -1,5 +1,5 @@
 // Validation of PropagationPolicy and ClusterPropagationPolicy (policy.karmada.io/v1alpha1):
-// upstream rules V-… (upstream-karmada.md §2), schema rules SC-… (§4) and the design rules D-…
+// upstream rules V-… (docs/compatibility.md), schema rules SC-… and the design rules D-…
 // of the README. docs/compatibility.md lists the path and type we report for each.
 #pragma once
 

@@ -1,4 +1,4 @@
-// ScheduleTrigger rules (README "ScheduleTrigger", seed 001). The kind exists only in the design
+// ScheduleTrigger rules (docs/rules.md "ScheduleTrigger", seed 001). The kind exists only in the design
 // document; the project ships its CRD (manifests/).
 #include "validators/schedule_trigger.hpp"
 

@@ -1,4 +1,4 @@
-// WorkloadRebalancer rules (README "WorkloadRebalancer", seed 000). Upstream has no webhook for
+// WorkloadRebalancer rules (docs/rules.md "WorkloadRebalancer", seed 000). Upstream has no webhook for
 // this kind: every rule here is ours.
 #include "validators/workload_rebalancer.hpp"
 

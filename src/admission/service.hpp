@@ -1,5 +1,5 @@
-// One HTTP request in, one HTTP answer out: the envelope of upstream-karmada.md §1 and the
-// README's "The envelope". Shared by the TLS server and the `review` subcommand, so both
+// One HTTP request in, one HTTP answer out: the envelope (docs/compatibility.md "Envelope",
+// docs/rules.md "The envelope"). Shared by the TLS server and the `review` subcommand, so both
 // answer byte for byte the same.
 #pragma once
 

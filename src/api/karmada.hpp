@@ -21,7 +21,7 @@ inline constexpr std::string_view kCppFinalizer = "karmada.io/cluster-propagatio
 // The CRD's default for spec.schedulerName.
 inline constexpr std::string_view kDefaultScheduler = "default-scheduler";
 
-// Purge modes: the current names and the design document's (README principle 5).
+// Purge modes: the current names and the design document's (docs/rules.md, principle 5).
 inline constexpr std::string_view kPurgeDirectly = "Directly";
 inline constexpr std::string_view kPurgeGracefully = "Gracefully";
 inline constexpr std::string_view kPurgeNever = "Never";

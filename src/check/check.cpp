@@ -97,7 +97,7 @@ JsonValue* object_at(JsonValue& obj, std::string_view key) {
   return it != obj.MemberEnd() && it->value.IsObject() ? &it->value : nullptr;
 }
 
-// The defaults of the policy CRDs (upstream §4), applied inside objects that exist, as the API
+// The defaults of the policy CRDs (docs/check.md, "What is judged"), applied inside objects that exist, as the API
 // server's structural defaulting does before any webhook runs.
 void apply_policy_crd_defaults(JsonValue& object, JsonAllocator& alloc) {
   JsonValue* spec = object_at(object, "spec");

@@ -1,4 +1,4 @@
-// Field paths and the Kubernetes field-error format (README principle 2).
+// Field paths and the Kubernetes field-error format (docs/rules.md principle 2).
 #include <catch2/catch.hpp>
 
 #include "admission/field_error.hpp"

@@ -1,4 +1,4 @@
-// Mutators: upstream steps M-1…M-7 (upstream §3.1), the README's design defaults, and the
+// Mutators: upstream steps M-1…M-7 (docs/compatibility.md "Mutation"), the design defaults, and the
 // WorkloadRebalancer / ScheduleTrigger defaults. Each case applies the patch (RFC 6902, strictly)
 // and reads the object that results.
 #include <catch2/catch.hpp>

@@ -1,5 +1,6 @@
-// PropagationPolicy / ClusterPropagationPolicy rules, one case per rule ID (upstream §2, §4, §8.7
-// nil-versus-empty cases; README D- rules). Paths and types as docs/compatibility.md lists them.
+// PropagationPolicy / ClusterPropagationPolicy rules, one case per rule ID (docs/compatibility.md:
+// upstream's V- rules with their nil-versus-empty cases, the schema rules SC-; docs/rules.md: the
+// D- rules). Paths and types as docs/compatibility.md lists them.
 #include <catch2/catch.hpp>
 
 #include <string>
@@ -319,7 +320,7 @@ TEST_CASE("V-F2 V-F3 V-F4 D-F1 grace period belongs to graceful purging") {
   CHECK(validate(app(R"("gracePeriodSeconds":null)")).allowed());  // C43: purgeMode absent
 }
 
-TEST_CASE("README principle 5 old purge mode names work with a warning") {
+TEST_CASE("principle 5 old purge mode names work with a warning") {
   auto app = [](std::string_view mode_and_grace) {
     return with_failover(R"({"decisionConditions":{"tolerationSeconds":300},)" +
                          std::string(mode_and_grace) + "}");

@@ -1,4 +1,4 @@
-// The envelope: upstream-karmada.md §1 and README "The envelope", without TLS.
+// The envelope: docs/compatibility.md "Envelope", without TLS.
 #include <catch2/catch.hpp>
 
 #include <string>
