@@ -1,4 +1,5 @@
-// Field paths and field errors in the Kubernetes format (`<path>: <Type>: <value>: <detail>`).
+// The field errors of one review, each naming its rule (rules.hpp), de-duplicated, capped, and
+// judged by class: a strict rule may ratchet, warn, or be off.
 #pragma once
 
 #include <cstddef>
@@ -10,58 +11,12 @@
 #include <string_view>
 #include <vector>
 
-#include "admission/json.hpp"
+#include "json/field_path.hpp"
+#include "json/json.hpp"
 #include "admission/rules.hpp"
 #include "admission/warnings.hpp"
 
 namespace kpw {
-
-// A path to a field, built as a chain of stack nodes and rendered to text only when an
-// error is reported, so the allowed path builds no strings.
-// Children must hang off a named node: `auto p = a.child("x").child("y")` would dangle,
-// so child/index/key are only callable on lvalues.
-class FieldPath {
- public:
-  static FieldPath root(std::string_view name) { return FieldPath(nullptr, Kind::kName, name, 0); }
-
-  FieldPath child(std::string_view name) const& { return FieldPath(this, Kind::kName, name, 0); }
-  FieldPath index(std::size_t i) const& { return FieldPath(this, Kind::kIndex, {}, i); }
-  FieldPath key(std::string_view k) const& { return FieldPath(this, Kind::kKey, k, 0); }
-  FieldPath child(std::string_view) && = delete;
-  FieldPath index(std::size_t) && = delete;
-  FieldPath key(std::string_view) && = delete;
-
-  // `spec.placement.clusterAffinities[1].affinityName`, `metadata.labels[a/b]`. A name or key
-  // longer than kMaxEchoedBytes is cut like an echoed value (`[aaa... (70000 bytes)]`).
-  std::string str() const;
-  void append_to(std::string& out) const;
-
-  enum class Kind { kName, kIndex, kKey };
-  struct Segment {
-    Kind kind;
-    std::string_view name;  // kName, kKey
-    std::size_t index;      // kIndex
-  };
-  // The segments from the root down, into `out` (reused: the patch builder walks paths this way
-  // without allocating).
-  void segments(std::vector<Segment>& out) const;
-
- private:
-  FieldPath(const FieldPath* parent, Kind kind, std::string_view name, std::size_t index)
-      : parent_(parent), kind_(kind), name_(name), index_(index) {}
-
-  const FieldPath* parent_;
-  Kind kind_;
-  std::string_view name_;
-  std::size_t index_;
-};
-
-enum class ErrorType { kRequired, kInvalid, kNotSupported, kDuplicate, kForbidden };
-
-// `Required value`, `Invalid value`, ...
-std::string_view error_type_text(ErrorType type);
-// `FieldValueRequired`, `FieldValueInvalid`, ... (status.details.causes[].type)
-std::string_view error_cause_type(ErrorType type);
 
 struct FieldError {
   Rule rule;  // the rule that reported it (rules.hpp)

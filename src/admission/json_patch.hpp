@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "admission/field_error.hpp"
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 

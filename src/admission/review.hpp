@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "admission/field_error.hpp"
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/json_patch.hpp"
 #include "admission/warnings.hpp"
 

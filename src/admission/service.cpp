@@ -5,8 +5,8 @@
 #include <string>
 #include <string_view>
 
-#include "admission/json.hpp"
-#include "admission/json_reader.hpp"
+#include "json/json.hpp"
+#include "json/json_reader.hpp"
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"

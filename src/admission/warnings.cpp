@@ -1,6 +1,6 @@
 #include "admission/warnings.hpp"
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 namespace {

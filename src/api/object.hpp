@@ -6,7 +6,7 @@
 #include <optional>
 #include <string_view>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "util/text.hpp"
 
 namespace kpw {

@@ -10,7 +10,7 @@
 #include <string_view>
 #include <vector>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace kpw::check {
 

@@ -22,7 +22,7 @@
 #include <thread>
 #include <vector>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/registry.hpp"
 #include "server/metrics.hpp"
 #include "server/plain_http.hpp"

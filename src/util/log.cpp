@@ -7,7 +7,7 @@
 #include <ctime>
 #include <string>
 
-#include "admission/json.hpp"
+#include "util/json_text.hpp"
 
 namespace kpw::log {
 namespace {

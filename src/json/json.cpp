@@ -1,4 +1,4 @@
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 #include <algorithm>
 #include <cstdint>
@@ -7,7 +7,7 @@
 #include <cstring>
 #include <new>
 
-#include "admission/json_reader.hpp"
+#include "json/json_reader.hpp"
 #include "util/block_cache.hpp"
 
 namespace kpw {
@@ -145,38 +145,6 @@ JsonArena& thread_json_arena() {
   return arena;
 }
 
-void append_json_string(std::string& out, std::string_view text) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out.push_back('"');
-  for (unsigned char c : text) {
-    switch (c) {
-      case '"':
-        out += "\\\"";
-        break;
-      case '\\':
-        out += "\\\\";
-        break;
-      case '\n':
-        out += "\\n";
-        break;
-      case '\r':
-        out += "\\r";
-        break;
-      case '\t':
-        out += "\\t";
-        break;
-      default:
-        if (c < 0x20) {
-          out += "\\u00";
-          out.push_back(kHex[c >> 4]);
-          out.push_back(kHex[c & 0xf]);
-        } else {
-          out.push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out.push_back('"');
-}
 
 std::string_view cut_utf8(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return text;

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "util/json_text.hpp"
+
 namespace kpw {
 
 // The base allocator of the document's pool: chunks come from the thread's block cache
@@ -90,9 +92,6 @@ class JsonArena {
 
 // The arena of the calling thread.
 JsonArena& thread_json_arena();
-
-// Appends `text` to `out` as a JSON string literal (quotes included).
-void append_json_string(std::string& out, std::string_view text);
 
 // Appends a compact rendering of a scalar value (string quoted, numbers and bools bare, null);
 // objects and arrays render as `{...}` / `[...]` to keep messages short.

@@ -6,7 +6,7 @@
 #include <cstddef>
 #include <string_view>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 

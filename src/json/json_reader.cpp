@@ -1,4 +1,4 @@
-#include "admission/json_reader.hpp"
+#include "json/json_reader.hpp"
 
 #include <algorithm>
 #include <bit>
