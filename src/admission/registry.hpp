@@ -1,6 +1,9 @@
-// The one table that says which path runs which handler for which kind.
+// Which path runs which handler for which kind. The rows come from the kind table
+// (src/kinds/kinds.cpp defines webhooks()): this layer declares them and never includes the
+// layer that knows every validator and mutator.
 #pragma once
 
+#include <cstddef>
 #include <span>
 #include <string_view>
 
@@ -16,6 +19,11 @@ struct Webhook {
   Handler handler;
 };
 
+// The most webhook rows a server may have (the metrics keep a fixed array per row; the kind
+// table's static_assert holds it).
+inline constexpr std::size_t kMaxWebhooks = 16;
+
+// Defined by the kind table (src/kinds/kinds.cpp).
 std::span<const Webhook> webhooks();
 const Webhook* find_webhook(std::string_view path);
 // The row's position in webhooks(), or -1 (metrics are kept per row).

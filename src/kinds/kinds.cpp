@@ -1,0 +1,145 @@
+#include "kinds/kinds.hpp"
+
+#include <array>
+#include <cstddef>
+
+#include "admission/registry.hpp"
+#include "api/karmada.hpp"
+#include "api/object.hpp"
+#include "mutators/propagation_policy.hpp"
+#include "mutators/schedule_trigger.hpp"
+#include "mutators/workload_rebalancer.hpp"
+#include "validators/policy_schema.hpp"
+#include "validators/propagation_policy.hpp"
+#include "validators/schedule_trigger.hpp"
+#include "validators/workload_rebalancer.hpp"
+
+namespace kpw {
+namespace {
+
+// The policy CRDs' defaults (policy.karmada.io_{cluster,}propagationpolicies.yaml).
+constexpr std::array<CrdDefault, 8> kPolicyDefaults = {{
+    {"spec.priority", std::int64_t{0}},
+    {"spec.preemption", std::string_view("Never")},
+    {"spec.schedulerName", std::string_view("default-scheduler")},
+    {"spec.conflictResolution", std::string_view("Abort")},
+    {"spec.placement.replicaScheduling.replicaSchedulingType", std::string_view("Divided")},
+    {"spec.failover.application.purgeMode", std::string_view("Gracefully")},
+    {"spec.failover.application.decisionConditions.tolerationSeconds", std::int64_t{300}},
+    {"spec.failover.cluster.purgeMode", std::string_view("Gracefully")},
+}};
+
+constexpr std::array kPolicyRules = {
+    Rule::kVU1, Rule::kVU2, Rule::kVL1, Rule::kVP1, Rule::kVP2, Rule::kVP3, Rule::kVP4,
+    Rule::kVP5, Rule::kVP6, Rule::kVP7, Rule::kVP8, Rule::kVP9, Rule::kVP10, Rule::kVS1,
+    Rule::kVS2, Rule::kVS3, Rule::kVS4, Rule::kVS5, Rule::kVS6, Rule::kVS7, Rule::kVW1,
+    Rule::kVW2, Rule::kVW3, Rule::kVT1, Rule::kVF0, Rule::kVF1, Rule::kVF2, Rule::kVF3,
+    Rule::kVF4, Rule::kVF5, Rule::kVF6, Rule::kVR1, Rule::kVX1, Rule::kSC1, Rule::kSC2,
+    Rule::kSC3, Rule::kSC4, Rule::kSC5, Rule::kSC6, Rule::kDR2, Rule::kDF3,
+};
+constexpr std::array kRebalancerRules = {Rule::kW1, Rule::kW2, Rule::kW3, Rule::kW4};
+constexpr std::array kTriggerRules = {Rule::kS1, Rule::kS2, Rule::kS3, Rule::kS4, Rule::kS5};
+
+using karmada::kAppsGroup;
+using karmada::kPolicyGroup;
+
+constexpr std::array<Kind, 4> kKinds = {{
+    {kPolicyGroup, "v1alpha1", karmada::kPropagationPolicy, "propagationpolicies", true,
+     "propagationpolicy.karmada.io", "propagationpolicy.karmada.io",
+     "/validate-propagationpolicy", "/mutate-propagationpolicy", &validate_propagation_policy,
+     &mutate_propagation_policy, kPolicyDefaults, &check_policy_unknown_fields, kPolicyRules},
+    {kPolicyGroup, "v1alpha1", karmada::kClusterPropagationPolicy, "clusterpropagationpolicies",
+     false, "clusterpropagationpolicy.karmada.io", "clusterpropagationpolicy.karmada.io",
+     "/validate-clusterpropagationpolicy", "/mutate-clusterpropagationpolicy",
+     &validate_cluster_propagation_policy, &mutate_cluster_propagation_policy, kPolicyDefaults,
+     &check_policy_unknown_fields, kPolicyRules},
+    {kAppsGroup, "v1alpha1", karmada::kWorkloadRebalancer, "workloadrebalancers", false, "", "",
+     "/validate-workloadrebalancer", "/mutate-workloadrebalancer", &validate_workload_rebalancer,
+     &mutate_workload_rebalancer, {}, nullptr, kRebalancerRules},
+    {kPolicyGroup, "v1alpha1", karmada::kScheduleTrigger, "scheduletriggers", false, "", "",
+     "/validate-scheduletrigger", "/mutate-scheduletrigger", &validate_schedule_trigger,
+     &mutate_schedule_trigger, {}, nullptr, kTriggerRules},
+}};
+
+// The webhook rows, validating then mutating for each kind, in the table's order.
+constexpr std::size_t webhook_count() {
+  std::size_t n = 0;
+  for (const Kind& k : kKinds) n += k.mutate_path.empty() ? 1 : 2;
+  return n;
+}
+
+constexpr std::array<Webhook, webhook_count()> make_webhooks() {
+  std::array<Webhook, webhook_count()> rows{};
+  std::size_t i = 0;
+  for (const Kind& k : kKinds) {
+    rows[i++] = Webhook{k.validate_path, k.group, k.kind, false, k.validate};
+    if (!k.mutate_path.empty()) rows[i++] = Webhook{k.mutate_path, k.group, k.kind, true, k.mutate};
+  }
+  return rows;
+}
+constexpr std::array kWebhooks = make_webhooks();
+
+constexpr bool paths_unique() {
+  for (std::size_t i = 0; i < kWebhooks.size(); ++i) {
+    for (std::size_t j = i + 1; j < kWebhooks.size(); ++j) {
+      if (kWebhooks[i].path == kWebhooks[j].path) return false;
+    }
+  }
+  return true;
+}
+static_assert(paths_unique(), "two kinds serve the same path");
+static_assert(kWebhooks.size() <= kMaxWebhooks, "more webhook paths than the metrics keep");
+
+JsonValue* child_object(JsonValue& obj, std::string_view key) {
+  if (!obj.IsObject()) return nullptr;
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    if (same_name(it->name, key)) return it->value.IsObject() ? &it->value : nullptr;
+  }
+  return nullptr;
+}
+
+void set_if_absent(JsonValue& obj, std::string_view key, const CrdDefault& d,
+                   JsonAllocator& allocator) {
+  JsonValue value;
+  if (const auto* s = std::get_if<std::string_view>(&d.value)) {
+    value.SetString(s->data(), static_cast<rapidjson::SizeType>(s->size()), allocator);
+  } else {
+    value.SetInt64(std::get<std::int64_t>(d.value));
+  }
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    if (!same_name(it->name, key)) continue;
+    if (it->value.IsNull()) it->value = value;
+    return;
+  }
+  obj.AddMember(JsonValue(key.data(), static_cast<rapidjson::SizeType>(key.size()), allocator),
+                value, allocator);
+}
+
+}  // namespace
+
+std::span<const Kind> kinds() { return kKinds; }
+
+const Kind* find_kind(std::string_view group, std::string_view kind) {
+  for (const Kind& k : kKinds) {
+    if (k.group == group && k.kind == kind) return &k;
+  }
+  return nullptr;
+}
+
+void apply_crd_defaults(const Kind& kind, JsonValue& object, JsonAllocator& allocator) {
+  for (const CrdDefault& d : kind.crd_defaults) {
+    JsonValue* parent = &object;
+    std::string_view rest = d.path;
+    for (std::size_t dot = rest.find('.'); dot != std::string_view::npos && parent != nullptr;
+         dot = rest.find('.')) {
+      parent = child_object(*parent, rest.substr(0, dot));
+      rest.remove_prefix(dot + 1);
+    }
+    if (parent != nullptr) set_if_absent(*parent, rest, d, allocator);
+  }
+}
+
+// admission/registry.hpp's rows, from the kind table.
+std::span<const Webhook> webhooks() { return kWebhooks; }
+
+}  // namespace kpw
