@@ -16,6 +16,7 @@
 #include "admission/review.hpp"
 #include "admission/service.hpp"
 #include "check/check.hpp"
+#include "kinds/kinds.hpp"
 #include "server/server.hpp"
 #include "util/log.hpp"
 
@@ -302,13 +303,56 @@ int review(const ServeFlags& flags, const std::string& path, const std::string& 
   return answer.status == 200 ? 0 : 1;
 }
 
+// `kinds`: the kind table, as the manifests and their test read it (JSON, one object per kind).
+int print_kinds() {
+  std::string out = "[";
+  for (const kpw::Kind& k : kpw::kinds()) {
+    if (out.size() > 1) out += ",";
+    out += "\n  {\"group\":";
+    kpw::append_json_string(out, k.group);
+    out += ",\"version\":";
+    kpw::append_json_string(out, k.version);
+    out += ",\"kind\":";
+    kpw::append_json_string(out, k.kind);
+    out += ",\"resource\":";
+    kpw::append_json_string(out, k.resource);
+    out += ",\"scope\":";
+    kpw::append_json_string(out, k.namespaced ? "Namespaced" : "Cluster");
+    out += ",\"validatingWebhook\":";
+    kpw::append_json_string(out, k.validating_name);
+    out += ",\"mutatingWebhook\":";
+    kpw::append_json_string(out, k.mutating_name);
+    out += ",\"validatePath\":";
+    kpw::append_json_string(out, k.validate_path);
+    out += ",\"mutatePath\":";
+    kpw::append_json_string(out, k.mutate_path);
+    out += ",\"rules\":[";
+    for (std::size_t i = 0; i < k.rules.size(); ++i) {
+      if (i > 0) out += ",";
+      kpw::append_json_string(out, kpw::rule_id(k.rules[i]));
+    }
+    out += "]}";
+  }
+  out += "\n]\n";
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  return 0;
+}
+
+// "PropagationPolicy, ClusterPropagationPolicy, …" for --help.
+std::string kind_names() {
+  std::string out;
+  for (const kpw::Kind& k : kpw::kinds()) {
+    if (!out.empty()) out += ", ";
+    out += k.kind;
+  }
+  return out;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{
-      "Admission webhook for Karmada's policy APIs (PropagationPolicy, "
-      "ClusterPropagationPolicy)",
-      "karmada-policy-webhook"};
+  CLI::App app{"Admission webhook for Karmada's policy APIs (" + kind_names() + ")",
+               "karmada-policy-webhook"};
   app.require_subcommand(0, 1);
   ServeFlags flags;
   add_serve_flags(app, flags);
@@ -325,6 +369,9 @@ int main(int argc, char** argv) {
       ->required();
   review_cmd->add_option("file", review_file, "AdmissionReview JSON file, or - for stdin");
   add_default_flags(*review_cmd, flags);
+
+  CLI::App* kinds_cmd = app.add_subcommand(
+      "kinds", "print the kinds this server serves, their paths and rule IDs (JSON)");
 
   kpw::check::Options check_options;
   std::vector<std::string> check_paths;
@@ -362,6 +409,7 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()) + " (see --help)");
   }
+  if (kinds_cmd->parsed()) return print_kinds();
   if (review_cmd->parsed()) return review(flags, review_path, review_file);
   if (check_cmd->parsed()) {
     if (check_output == "text") {

@@ -4,7 +4,7 @@
 Renders manifests/base and every manifests/overlays/* with `kubectl kustomize` (kubectl 1.20's
 built-in kustomize v2.0.3 and later ones; $KUBECTL overrides the kubectl on PATH) and checks:
 
-- every webhook path registered in src/admission/registry.cpp has exactly one entry, in the
+- every webhook path of the kind table (`karmada-policy-webhook kinds`) has exactly one entry, in the
   Mutating or Validating configuration as the registry says, with the right group, resource and
   scope, and no entry points at a path the server does not serve;
 - the entries' common fields (CREATE+UPDATE, Fail, None, v1+v1beta1, 3 s, Equivalent), their
@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import base64
 import glob
+import json
 import os
 import re
 import shutil
@@ -61,15 +62,6 @@ NAME = "karmada-policy-webhook"
 APPLY_TO = "karmada-policy-webhook.karmada.io/apply-to"
 CA_PLACEHOLDER = "{{caBundle}}"
 INJECT_CA = "cert-manager.io/inject-ca-from"
-
-# Plural and scope of every kind the registry may name (the registry holds group and kind only).
-# A new kind in the registry needs a row here (and manifests rows); a CRD in manifests/crds must agree.
-KNOWN_KINDS = {
-    ("policy.karmada.io", "PropagationPolicy"): ("propagationpolicies", "Namespaced"),
-    ("policy.karmada.io", "ClusterPropagationPolicy"): ("clusterpropagationpolicies", "Cluster"),
-    ("apps.karmada.io", "WorkloadRebalancer"): ("workloadrebalancers", "Cluster"),
-    ("policy.karmada.io", "ScheduleTrigger"): ("scheduletriggers", "Cluster"),
-}
 
 # The Deployment's arguments, as the issue fixes them.
 EXPECTED_ARGS = {
@@ -140,34 +132,21 @@ def labels_match(selector: dict, labels: dict) -> bool:
 
 # --- the registry --------------------------------------------------------------------------------
 
-def read_constants(source: str) -> dict:
-    """`inline constexpr std::string_view kName = "value";` of src/api/karmada.hpp."""
-    with open(os.path.join(source, "src", "api", "karmada.hpp"), encoding="utf-8") as f:
-        text = f.read()
-    return dict(re.findall(r'constexpr\s+std::string_view\s+(\w+)\s*=\s*"([^"]*)"', text))
-
-
-def read_registry(source: str) -> list:
-    """[(path, group, kind, mutating)] from the Webhook{...} rows of src/admission/registry.cpp."""
-    with open(os.path.join(source, "src", "admission", "registry.cpp"), encoding="utf-8") as f:
-        text = re.sub(r"//[^\n]*", "", f.read())
-    constants = read_constants(source)
-
-    def resolve(symbol: str) -> str:
-        if symbol.startswith('"'):
-            return symbol.strip('"')
-        name = symbol.split("::")[-1]
-        check(name in constants, "registry.cpp names %s, which src/api/karmada.hpp does not define",
-              symbol)
-        return constants[name]
-
-    rows = []
-    pattern = (r'Webhook\s*\{\s*"([^"]+)"\s*,\s*("[^"]*"|[\w:]+)\s*,\s*("[^"]*"|[\w:]+)\s*,'
-               r'\s*(true|false)\s*,')
-    for path, group, kind, mutating in re.findall(pattern, text):
-        rows.append((path, resolve(group), resolve(kind), mutating == "true"))
-    check(rows, "no Webhook{\"/path\", group, kind, mutating, ...} rows found in registry.cpp")
-    return rows
+def read_kinds(binary: str):
+    """The kind table, as `karmada-policy-webhook kinds` prints it: the registry rows
+    [(path, group, kind, mutating)] and {(group, kind): (plural, scope)}."""
+    proc = run([binary, "kinds"])
+    check(proc.returncode == 0, "`%s kinds` exited %d: %s", binary, proc.returncode,
+          proc.stderr.decode(errors="replace"))
+    table = json.loads(proc.stdout)
+    check(table, "`kinds` printed no kind")
+    rows, kinds = [], {}
+    for k in table:
+        kinds[(k["group"], k["kind"])] = (k["resource"], k["scope"])
+        rows.append((k["validatePath"], k["group"], k["kind"], False))
+        if k["mutatePath"]:
+            rows.append((k["mutatePath"], k["group"], k["kind"], True))
+    return rows, kinds
 
 
 # --- the environment -----------------------------------------------------------------------------
@@ -179,8 +158,7 @@ class Env:
         self.manifests = os.path.join(source, "manifests")
         self.kubectl = os.environ.get("KUBECTL") or shutil.which("kubectl")
         self.kubectl_version = None
-        self.registry = read_registry(source)
-        self.kinds = dict(KNOWN_KINDS)
+        self.registry, self.kinds = read_kinds(binary)
         self.rendered = {}         # "base", "overlays/<name>" -> [documents]
         self.render_errors = {}    # same keys -> message
 
@@ -280,10 +258,10 @@ def test_render_every_overlay(env):
 def test_registry_rows_are_known(env):
     problems = Problems()
     paths = [row[0] for row in env.registry]
-    problems.expect(len(paths) == len(set(paths)), "registry.cpp", "a path is registered twice")
+    problems.expect(len(paths) == len(set(paths)), "kind table", "a path is served twice")
     for path, group, kind, mutating in env.registry:
         problems.expect((group, kind) in env.kinds, path,
-                        "kind %s/%s has no plural/scope row in KNOWN_KINDS of this test", group,
+                        "kind %s/%s has no plural/scope in the kind table", group,
                         kind)
         prefix = "/mutate-" if mutating else "/validate-"
         problems.expect(path.startswith(prefix), path, "mutating=%s but the path does not start "
@@ -306,7 +284,7 @@ def test_crds_agree_and_are_rendered(env):
         got = (spec["names"]["plural"], spec["scope"])
         if key in env.kinds:
             problems.expect(env.kinds[key] == got, crd["metadata"]["name"],
-                            "CRD says %s, KNOWN_KINDS says %s", got, env.kinds[key])
+                            "CRD says %s, the kind table says %s", got, env.kinds[key])
     for name, docs in [("base", env.rendered.get("base"))] + env.overlays():
         problems.expect(docs is not None, name, "not rendered")
         for crd in crds:
