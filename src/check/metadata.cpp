@@ -147,7 +147,9 @@ void prune_nulls(JsonValue& value) {
     }
     ++out;
   }
-  value.EraseMember(out, value.MemberEnd());
+  // (An object without members has no member array: EraseMember of an empty range there would
+  // dereference a null pointer.)
+  if (out != value.MemberEnd()) value.EraseMember(out, value.MemberEnd());
 }
 
 void check_unknown_fields(const JsonValue& object, bool policy_kind, ErrorList& errors) {

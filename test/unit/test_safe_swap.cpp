@@ -9,6 +9,7 @@
 #include <string>
 
 #include "admission/rules.hpp"
+#include "check/metadata.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "support.hpp"
 #include "validators/propagation_policy.hpp"
@@ -291,4 +292,17 @@ TEST_CASE("rules: docs/compatibility.md lists every rule with its class") {
     REQUIRE(documented.count(std::string(r.id)) == 1);
     CHECK(documented[std::string(r.id)] == kpw::rule_class_name(r.rule_class));
   }
+}
+
+// check's null pruning: members at every depth, empty objects (no member array at all) left
+// alone, list elements kept (UBSan caught an erase of an empty range in an empty object).
+TEST_CASE("check: prune_nulls drops null members, keeps null elements and empty objects") {
+  std::string text = R"({"a":null,"b":{},"c":{"d":null,"e":{"f":null}},"g":[null,{"h":null}],"i":1})";
+  kpw::JsonArena arena;
+  REQUIRE(arena.parse_in_place(text).ok);
+  kpw::check::prune_nulls(arena.document());
+  rapidjson::StringBuffer out;
+  rapidjson::Writer<rapidjson::StringBuffer> writer(out);
+  arena.document().Accept(writer);
+  CHECK(std::string(out.GetString()) == R"({"b":{},"c":{"e":{}},"g":[null,{}],"i":1})");
 }
