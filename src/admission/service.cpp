@@ -128,18 +128,14 @@ void answer_plain(unsigned status, std::string_view text, HttpAnswer& answer) {
 }
 
 bool parse_operation(std::string_view text, Operation& op) {
-  if (text == "CREATE") {
-    op = Operation::kCreate;
-  } else if (text == "UPDATE") {
-    op = Operation::kUpdate;
-  } else if (text == "DELETE") {
-    op = Operation::kDelete;
-  } else if (text == "CONNECT") {
-    op = Operation::kConnect;
-  } else {
-    return false;
+  for (std::size_t i = 0; i < kOperationCount; ++i) {
+    const auto candidate = static_cast<Operation>(i);
+    if (text == operation_name(candidate)) {
+      op = candidate;
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 std::string qualified_kind(std::string_view group, std::string_view kind) {
@@ -281,7 +277,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   answer_verdict(env, result, answer);
   ReviewOutcome& outcome = answer.outcome;
   outcome.reviewed = true;
-  outcome.operation = static_cast<int>(req.operation);
+  outcome.operation = req.operation;
   outcome.allowed = result.errors.empty();
   outcome.uid = req.uid;
   outcome.kind = hook.kind;

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/review.hpp"
 #include "admission/rules.hpp"
 
 namespace kpw {
@@ -26,7 +27,7 @@ struct RuleViolation {
 // until the next request is read.
 struct ReviewOutcome {
   bool reviewed = false;  // a handler ran: operation and allowed are meaningful
-  int operation = 0;      // index of CREATE, UPDATE, DELETE, CONNECT
+  Operation operation = Operation::kCreate;
   bool allowed = false;
   std::string_view uid;
   std::string_view kind;  // request.kind.kind

@@ -17,7 +17,6 @@ constexpr auto kRelaxed = std::memory_order_relaxed;
 constexpr std::size_t kMaxWebhooks = 16;
 // The HTTP statuses this server sends; anything else lands on the last one.
 constexpr std::array<unsigned, 9> kCodes = {200, 400, 404, 405, 413, 429, 500, 503, 0};
-constexpr std::array<std::string_view, 4> kOperations = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
 // controller-runtime's buckets (Prometheus defaults) with finer ones below 5 ms, where reviews
 // actually land.
 constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
@@ -30,8 +29,8 @@ struct WebhookSeries {
   Counter latency_count{0};
   Counter latency_sum_ns{0};
   std::atomic<std::int64_t> in_flight{0};
-  std::array<std::array<Counter, 2>, kOperations.size()> admissions{};  // [operation][allowed]
-  Counter failures{0};                                                  // handlers that threw
+  std::array<std::array<Counter, 2>, kOperationCount> admissions{};  // [operation][allowed]
+  Counter failures{0};                                               // handlers that threw
   std::array<std::array<Counter, kRuleActionCount>, kRuleCount> violations{};  // [rule][action]
 };
 
@@ -105,8 +104,8 @@ void request_started(int webhook) {
   if (WebhookSeries* s = series(webhook)) s->in_flight.fetch_add(1, kRelaxed);
 }
 
-void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
-                      bool allowed) {
+void request_finished(int webhook, unsigned status, double seconds, bool reviewed,
+                      Operation operation, bool allowed) {
   WebhookSeries* s = series(webhook);
   if (s == nullptr) return;
   s->in_flight.fetch_sub(1, kRelaxed);
@@ -116,7 +115,7 @@ void request_finished(int webhook, unsigned status, double seconds, bool reviewe
   s->buckets[bucket].fetch_add(1, kRelaxed);
   s->latency_count.fetch_add(1, kRelaxed);
   s->latency_sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), kRelaxed);
-  if (reviewed && operation >= 0 && static_cast<std::size_t>(operation) < kOperations.size()) {
+  if (reviewed) {
     s->admissions[static_cast<std::size_t>(operation)][allowed ? 1 : 0].fetch_add(1, kRelaxed);
   }
 }
@@ -211,13 +210,14 @@ void render(std::string& out) {
          "Admission reviews answered, by operation and verdict.");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    for (std::size_t op = 0; op < kOperations.size(); ++op) {
+    for (std::size_t op = 0; op < kOperationCount; ++op) {
       for (int allowed = 1; allowed >= 0; --allowed) {
         const std::uint64_t v = s.admissions[op][static_cast<std::size_t>(allowed)].load(kRelaxed);
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_admission_total",
-               webhook_label(hooks[i]) + ",operation=\"" + std::string(kOperations[op]) +
-                   "\",allowed=\"" + (allowed ? "true" : "false") + "\"",
+               webhook_label(hooks[i]) + ",operation=\"" +
+                   std::string(operation_name(static_cast<Operation>(op))) + "\",allowed=\"" +
+                   (allowed ? "true" : "false") + "\"",
                static_cast<double>(v));
       }
     }

@@ -6,14 +6,15 @@
 #include <cstdint>
 #include <string>
 
+#include "admission/review.hpp"
 #include "admission/rules.hpp"
 
 namespace kpw::metrics {
 
 void request_started(int webhook);  // webhook: registry index, or -1 (not counted)
 // status: the HTTP status sent; operation/allowed count only when `reviewed`.
-void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
-                      bool allowed);
+void request_finished(int webhook, unsigned status, double seconds, bool reviewed,
+                      Operation operation, bool allowed);
 
 // A review met `count` violations of `rule` that ended with `action` (deny, warn, ratchet).
 void rule_violations(int webhook, Rule rule, RuleAction action, std::uint32_t count);
