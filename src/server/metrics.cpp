@@ -15,8 +15,10 @@ using Counter = std::atomic<std::uint64_t>;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
 constexpr std::size_t kMaxWebhooks = 16;
-// The HTTP statuses this server sends; anything else lands on the last one.
-constexpr std::array<unsigned, 9> kCodes = {200, 400, 404, 405, 413, 429, 500, 503, 0};
+// The HTTP statuses this server sends; anything else, and an abandoned request, counts under
+// code "other" (slot kOther).
+constexpr std::array<unsigned, 8> kCodes = {200, 400, 404, 405, 413, 429, 500, 503};
+constexpr std::size_t kOther = kCodes.size();
 // controller-runtime's buckets (Prometheus defaults) with finer ones below 5 ms, where reviews
 // actually land.
 constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
@@ -24,7 +26,7 @@ constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0
                                              1,      2.5,     5,      10};
 
 struct WebhookSeries {
-  std::array<Counter, kCodes.size()> requests{};
+  std::array<Counter, kCodes.size() + 1> requests{};   // last: "other"
   std::array<Counter, kBuckets.size() + 1> buckets{};  // last: +Inf only
   Counter latency_count{0};
   Counter latency_sum_ns{0};
@@ -59,11 +61,12 @@ WebhookSeries* series(int webhook) {
   return &registry().webhooks[static_cast<std::size_t>(webhook)];
 }
 
-std::size_t code_slot(unsigned status) {
-  for (std::size_t i = 0; i + 1 < kCodes.size(); ++i) {
+std::size_t code_slot(RequestEnd end, unsigned status) {
+  if (end == RequestEnd::kAbandoned) return kOther;
+  for (std::size_t i = 0; i < kCodes.size(); ++i) {
     if (kCodes[i] == status) return i;
   }
-  return kCodes.size() - 1;
+  return kOther;
 }
 
 void append_number(std::string& out, double v) {
@@ -104,19 +107,20 @@ void request_started(int webhook) {
   if (WebhookSeries* s = series(webhook)) s->in_flight.fetch_add(1, kRelaxed);
 }
 
-void request_finished(int webhook, unsigned status, double seconds, bool reviewed,
-                      Operation operation, bool allowed) {
+void request_finished(int webhook, RequestEnd end, unsigned status, double seconds,
+                      const ReviewOutcome& outcome) {
   WebhookSeries* s = series(webhook);
   if (s == nullptr) return;
   s->in_flight.fetch_sub(1, kRelaxed);
-  s->requests[code_slot(status)].fetch_add(1, kRelaxed);
+  s->requests[code_slot(end, status)].fetch_add(1, kRelaxed);
   std::size_t bucket = 0;
   while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
   s->buckets[bucket].fetch_add(1, kRelaxed);
   s->latency_count.fetch_add(1, kRelaxed);
   s->latency_sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), kRelaxed);
-  if (reviewed) {
-    s->admissions[static_cast<std::size_t>(operation)][allowed ? 1 : 0].fetch_add(1, kRelaxed);
+  if (end == RequestEnd::kAnswered && outcome.reviewed) {
+    s->admissions[static_cast<std::size_t>(outcome.operation)][outcome.allowed ? 1 : 0].fetch_add(
+        1, kRelaxed);
   }
 }
 
@@ -168,10 +172,10 @@ void render(std::string& out) {
          "Total number of admission requests by HTTP status code.");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    for (std::size_t c = 0; c < kCodes.size(); ++c) {
+    for (std::size_t c = 0; c <= kOther; ++c) {
       const std::uint64_t v = s.requests[c].load(kRelaxed);
-      if (v == 0 && kCodes[c] != 200) continue;
-      const std::string code = kCodes[c] == 0 ? "other" : std::to_string(kCodes[c]);
+      if (v == 0 && (c == kOther || kCodes[c] != 200)) continue;
+      const std::string code = c == kOther ? "other" : std::to_string(kCodes[c]);
       sample(out, "controller_runtime_webhook_requests_total",
              "code=\"" + code + "\"," + webhook_label(hooks[i]), static_cast<double>(v));
     }

@@ -6,15 +6,20 @@
 #include <cstdint>
 #include <string>
 
-#include "admission/review.hpp"
 #include "admission/rules.hpp"
+#include "admission/service.hpp"
 
 namespace kpw::metrics {
 
+// How a request ended: answered, or abandoned (its connection ended before an answer was sent,
+// counted under code "other").
+enum class RequestEnd { kAnswered, kAbandoned };
+
 void request_started(int webhook);  // webhook: registry index, or -1 (not counted)
-// status: the HTTP status sent; operation/allowed count only when `reviewed`.
-void request_finished(int webhook, unsigned status, double seconds, bool reviewed,
-                      Operation operation, bool allowed);
+// status: the HTTP status sent; the operation and verdict count for an answered review
+// (`outcome.reviewed`).
+void request_finished(int webhook, RequestEnd end, unsigned status, double seconds,
+                      const ReviewOutcome& outcome);
 
 // A review met `count` violations of `rule` that ended with `action` (deny, warn, ratchet).
 void rule_violations(int webhook, Rule rule, RuleAction action, std::uint32_t count);

@@ -447,7 +447,7 @@ class Session : public std::enable_shared_from_this<Session> {
     beast::get_lowest_layer(stream_).expires_after(state_.options.read_timeout);
     net::async_write(stream_, net::buffer(out),
                      [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
-                       self->release();
+                       self->release(metrics::RequestEnd::kAnswered);
                        self->trim_buffers();
                        if (ec) return self->finish();
                        if (keep_alive && !self->state_.stopping) {
@@ -482,21 +482,16 @@ class Session : public std::enable_shared_from_this<Session> {
     });
   }
 
-  // The request is answered (or abandoned): count it.
-  void release() {
+  // The request is answered (or abandoned): count it, once.
+  void release(metrics::RequestEnd end) {
     if (!counted_) return;
     counted_ = false;
     const double seconds = std::chrono::duration<double>(Clock::now() - request_start_).count();
-    metrics::request_finished(webhook_, answer_.status, seconds, answer_.outcome.reviewed,
-                              answer_.outcome.operation, answer_.outcome.allowed);
+    metrics::request_finished(webhook_, end, answer_.status, seconds, answer_.outcome);
   }
   void finish() {
     give_back_large_slot();
-    if (counted_) {
-      answer_.status = 0;  // abandoned: counted as "other"
-      answer_.outcome.reviewed = false;
-    }
-    release();
+    release(metrics::RequestEnd::kAbandoned);
     beast::get_lowest_layer(stream_).close();
   }
 
