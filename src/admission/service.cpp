@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "json/json.hpp"
 #include "json/json_reader.hpp"
@@ -327,6 +328,21 @@ void set_strict_rules(StrictRules mode) { strict_rules_storage() = mode; }
 
 const MutationDefaults& mutation_defaults() { return defaults_storage(); }
 void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }
+
+WebhookRoute route_webhook(std::string_view path) {
+  const Webhook* hook = find_webhook(path);
+  if (hook == nullptr) return {};
+  return {static_cast<int>(hook - webhooks().data()), hook->path, hook->mutating};
+}
+
+std::span<const std::string_view> webhook_paths() {
+  static const std::vector<std::string_view> paths = [] {
+    std::vector<std::string_view> out;
+    for (const Webhook& w : webhooks()) out.push_back(w.path);
+    return out;
+  }();
+  return paths;
+}
 
 void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
                  std::string& body, HttpAnswer& answer) {

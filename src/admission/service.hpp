@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -47,6 +48,19 @@ struct HttpAnswer {
   bool retry_after = false;         // send `Retry-After: 1` (429)
   ReviewOutcome outcome;
 };
+
+// The webhook a request's path names. The server needs it from the request's head, before the
+// body is read (so it cannot come with the answer): to count the request in flight, and to bound
+// a mutation's body tighter.
+struct WebhookRoute {
+  int index = -1;         // its position in webhook_paths(); -1: no webhook (not counted)
+  std::string_view path;  // "" for no webhook
+  bool mutating = false;  // its answer can be tens of times its body
+};
+// `path` without the query.
+WebhookRoute route_webhook(std::string_view path);
+// The path of every webhook handle_http serves, by WebhookRoute::index.
+std::span<const std::string_view> webhook_paths();
 
 // `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
 // garbage afterwards.

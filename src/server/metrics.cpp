@@ -4,9 +4,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string_view>
-
-#include "admission/registry.hpp"
+#include <vector>
 
 namespace kpw::metrics {
 namespace {
@@ -14,7 +14,6 @@ namespace {
 using Counter = std::atomic<std::uint64_t>;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-constexpr std::size_t kMaxWebhooks = 16;
 // The HTTP statuses this server sends; anything else, and an abandoned request, counts under
 // code "other" (slot kOther).
 constexpr std::array<unsigned, 8> kCodes = {200, 400, 404, 405, 413, 429, 500, 503};
@@ -37,7 +36,9 @@ struct WebhookSeries {
 };
 
 struct Registry {
-  std::array<WebhookSeries, kMaxWebhooks> webhooks;
+  // Sized by set_webhooks, before serving; read-only after.
+  std::unique_ptr<WebhookSeries[]> webhooks;
+  std::vector<std::string> webhook_labels;  // `webhook="/validate-…"`, by index
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
   Counter memory_events{0};
@@ -56,9 +57,11 @@ Registry& registry() {
   return r;
 }
 
+// A server that did not call set_webhooks (the benchmark ceiling) keeps no series.
 WebhookSeries* series(int webhook) {
-  if (webhook < 0 || static_cast<std::size_t>(webhook) >= kMaxWebhooks) return nullptr;
-  return &registry().webhooks[static_cast<std::size_t>(webhook)];
+  Registry& r = registry();
+  if (webhook < 0 || static_cast<std::size_t>(webhook) >= r.webhook_labels.size()) return nullptr;
+  return &r.webhooks[static_cast<std::size_t>(webhook)];
 }
 
 std::size_t code_slot(RequestEnd end, unsigned status) {
@@ -99,9 +102,16 @@ void sample(std::string& out, std::string_view name, std::string_view labels, do
   out += '\n';
 }
 
-std::string webhook_label(const Webhook& w) { return "webhook=\"" + std::string(w.path) + "\""; }
-
 }  // namespace
+
+void set_webhooks(std::span<const std::string_view> paths) {
+  Registry& r = registry();
+  r.webhooks = std::make_unique<WebhookSeries[]>(paths.size());
+  r.webhook_labels.clear();
+  for (const std::string_view path : paths) {
+    r.webhook_labels.push_back("webhook=\"" + std::string(path) + "\"");
+  }
+}
 
 void request_started(int webhook) {
   if (WebhookSeries* s = series(webhook)) s->in_flight.fetch_add(1, kRelaxed);
@@ -165,8 +175,8 @@ void certificate_reloaded(bool ok) {
 long open_connections() { return registry().open_connections.load(kRelaxed); }
 
 void render(std::string& out) {
-  const auto hooks = webhooks();
-  const std::size_t n = hooks.size() < kMaxWebhooks ? hooks.size() : kMaxWebhooks;
+  const std::vector<std::string>& labels = registry().webhook_labels;
+  const std::size_t n = labels.size();
 
   header(out, "controller_runtime_webhook_requests_total", "counter",
          "Total number of admission requests by HTTP status code.");
@@ -176,8 +186,8 @@ void render(std::string& out) {
       const std::uint64_t v = s.requests[c].load(kRelaxed);
       if (v == 0 && (c == kOther || kCodes[c] != 200)) continue;
       const std::string code = c == kOther ? "other" : std::to_string(kCodes[c]);
-      sample(out, "controller_runtime_webhook_requests_total",
-             "code=\"" + code + "\"," + webhook_label(hooks[i]), static_cast<double>(v));
+      sample(out, "controller_runtime_webhook_requests_total", "code=\"" + code + "\"," + labels[i],
+             static_cast<double>(v));
     }
   }
 
@@ -185,7 +195,7 @@ void render(std::string& out) {
          "Histogram of the latency of processing admission requests");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    const std::string label = webhook_label(hooks[i]);
+    const std::string& label = labels[i];
     std::uint64_t cumulative = 0;
     for (std::size_t b = 0; b < kBuckets.size(); ++b) {
       cumulative += s.buckets[b].load(kRelaxed);
@@ -206,7 +216,7 @@ void render(std::string& out) {
   header(out, "controller_runtime_webhook_requests_in_flight", "gauge",
          "Current number of admission requests being served.");
   for (std::size_t i = 0; i < n; ++i) {
-    sample(out, "controller_runtime_webhook_requests_in_flight", webhook_label(hooks[i]),
+    sample(out, "controller_runtime_webhook_requests_in_flight", labels[i],
            static_cast<double>(registry().webhooks[i].in_flight.load(kRelaxed)));
   }
 
@@ -219,7 +229,7 @@ void render(std::string& out) {
         const std::uint64_t v = s.admissions[op][static_cast<std::size_t>(allowed)].load(kRelaxed);
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_admission_total",
-               webhook_label(hooks[i]) + ",operation=\"" +
+               labels[i] + ",operation=\"" +
                    std::string(operation_name(static_cast<Operation>(op))) + "\",allowed=\"" +
                    (allowed ? "true" : "false") + "\"",
                static_cast<double>(v));
@@ -237,7 +247,7 @@ void render(std::string& out) {
         const std::uint64_t v = s.violations[static_cast<std::size_t>(rule.rule)][a].load(kRelaxed);
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_rule_violations_total",
-               webhook_label(hooks[i]) + ",rule=\"" + std::string(rule.id) + "\",action=\"" +
+               labels[i] + ",rule=\"" + std::string(rule.id) + "\",action=\"" +
                    std::string(rule_action_name(static_cast<RuleAction>(a))) + "\"",
                static_cast<double>(v));
       }
@@ -247,7 +257,7 @@ void render(std::string& out) {
   header(out, "karmada_policy_webhook_review_failures_total", "counter",
          "Reviews whose handler threw (answered with code 500; the server went on).");
   for (std::size_t i = 0; i < n; ++i) {
-    sample(out, "karmada_policy_webhook_review_failures_total", webhook_label(hooks[i]),
+    sample(out, "karmada_policy_webhook_review_failures_total", labels[i],
            static_cast<double>(registry().webhooks[i].failures.load(kRelaxed)));
   }
 

@@ -23,7 +23,6 @@
 #include <vector>
 
 #include "json/json.hpp"
-#include "admission/registry.hpp"
 #include "server/metrics.hpp"
 #include "server/plain_http.hpp"
 #include "server/review_pool.hpp"
@@ -242,15 +241,14 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_header(error_code ec) {
     if (ec) return fail_read(ec);
     const std::string_view target = parser_->get().target();
-    webhook_ = webhook_index(target.substr(0, target.find('?')));
-    metrics::request_started(webhook_);
+    webhook_ = route_webhook(target.substr(0, target.find('?')));
+    metrics::request_started(webhook_.index);
     counted_ = true;
     // A mutation's answer can be tens of times its body (a default in every element of a list):
     // it counts as large from an eighth of the size, so that no review judged inline costs more
     // than a few milliseconds.
-    const bool mutating = webhook_ >= 0 && webhooks()[static_cast<std::size_t>(webhook_)].mutating;
-    large_bytes_ =
-        mutating ? state_.options.large_review_bytes / 8 : state_.options.large_review_bytes;
+    large_bytes_ = webhook_.mutating ? state_.options.large_review_bytes / 8
+                                     : state_.options.large_review_bytes;
     // A large body takes a slot of the review threads before it is read, so the memory of the
     // bodies in flight is bounded too; without one it is refused unread.
     if (const auto length = parser_->content_length();
@@ -362,18 +360,18 @@ class Session : public std::enable_shared_from_this<Session> {
   void log_outcome() {
     const ReviewOutcome& o = answer_.outcome;
     if (o.internal_error) {
-      metrics::review_failed(webhook_);
+      metrics::review_failed(webhook_.index);
       log::error("review failed: answered with code 500",
-                 {{"webhook", webhooks()[webhook_].path}, {"uid", o.uid}, {"error", o.denial}});
+                 {{"webhook", webhook_.path}, {"uid", o.uid}, {"error", o.denial}});
       return;
     }
     if (!o.reviewed) return;
     for (const RuleViolation& v : o.violations) {
-      metrics::rule_violations(webhook_, v.rule, v.action, v.count);
+      metrics::rule_violations(webhook_.index, v.rule, v.action, v.count);
     }
     if (o.allowed) {
       if (log::verbosity() >= 2) {
-        log::info("admission allowed", {{"webhook", webhooks()[webhook_].path},
+        log::info("admission allowed", {{"webhook", webhook_.path},
                                         {"kind", o.kind},
                                         {"namespace", o.ns},
                                         {"name", o.name},
@@ -390,7 +388,7 @@ class Session : public std::enable_shared_from_this<Session> {
       if (!rules.empty()) rules += ',';
       rules += rule_id(v.rule);
     }
-    log::info("admission denied", {{"webhook", webhooks()[webhook_].path},
+    log::info("admission denied", {{"webhook", webhook_.path},
                                    {"kind", o.kind},
                                    {"namespace", o.ns},
                                    {"name", o.name},
@@ -487,7 +485,7 @@ class Session : public std::enable_shared_from_this<Session> {
     if (!counted_) return;
     counted_ = false;
     const double seconds = std::chrono::duration<double>(Clock::now() - request_start_).count();
-    metrics::request_finished(webhook_, end, answer_.status, seconds, answer_.outcome);
+    metrics::request_finished(webhook_.index, end, answer_.status, seconds, answer_.outcome);
   }
   void finish() {
     give_back_large_slot();
@@ -515,7 +513,7 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string out_;  // the answer as sent, head and body; keeps its capacity
   HttpAnswer answer_;
   Clock::time_point request_start_;
-  int webhook_ = -1;
+  WebhookRoute webhook_;  // the webhook the request's path names (index -1: none)
   bool counted_ = false;
   bool idle_ = false;
   bool large_slot_ = false;      // this request holds a slot of the review threads
