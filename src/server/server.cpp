@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "json/json.hpp"
+#include "server/acceptor.hpp"
 #include "server/metrics.hpp"
 #include "server/plain_http.hpp"
 #include "server/review_pool.hpp"
@@ -575,16 +576,8 @@ std::optional<std::string> open_acceptor(const ServerOptions& options, tcp::acce
   error_code ec;
   const net::ip::address address = net::ip::make_address(options.bind_address, ec);
   if (ec) return "--bind-address " + options.bind_address + " is not an IP address";
-  const tcp::endpoint endpoint(address, options.port);
-  acceptor.open(endpoint.protocol(), ec);
-  if (!ec) acceptor.set_option(net::socket_base::reuse_address(true), ec);
-  if (!ec) acceptor.bind(endpoint, ec);
-  if (!ec) acceptor.listen(net::socket_base::max_listen_connections, ec);
-  if (ec) {
-    return "cannot listen on " + options.bind_address + ":" + std::to_string(options.port) + ": " +
-           ec.message();
-  }
-  return std::nullopt;
+  return listen_on(acceptor, tcp::endpoint(address, options.port),
+                   options.bind_address + ":" + std::to_string(options.port));
 }
 
 // Watches the certificate files; a changed pair that loads replaces the context for new
