@@ -17,6 +17,7 @@
 #include "admission/service.hpp"
 #include "check/check.hpp"
 #include "kinds/kinds.hpp"
+#include "server/metrics.hpp"
 #include "server/server.hpp"
 #include "util/log.hpp"
 
@@ -273,6 +274,7 @@ int serve(const ServeFlags& f) {
   options.large_review_bytes = static_cast<std::size_t>(f.large_review_bytes);
   options.review_threads = static_cast<unsigned>(f.review_threads);
   options.max_large_reviews = static_cast<std::size_t>(f.max_large_reviews);
+  kpw::metrics::set_webhooks(kpw::webhook_paths());
   if (auto error = kpw::run_server(options, &kpw::handle_http)) return usage_error(*error);
   return 0;
 }

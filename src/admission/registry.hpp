@@ -19,10 +19,6 @@ struct Webhook {
   Handler handler;
 };
 
-// The most webhook rows a server may have (the metrics keep a fixed array per row; the kind
-// table's static_assert holds it).
-inline constexpr std::size_t kMaxWebhooks = 16;
-
 // Defined by the kind table (src/kinds/kinds.cpp).
 std::span<const Webhook> webhooks();
 const Webhook* find_webhook(std::string_view path);

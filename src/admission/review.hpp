@@ -1,6 +1,7 @@
 // The admission contract every handler sees: the decoded request and what it answers.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -15,6 +16,24 @@
 namespace kpw {
 
 enum class Operation { kCreate, kUpdate, kDelete, kConnect };
+inline constexpr std::size_t kOperationCount = 4;
+
+// As request.operation spells it (and the metrics label it).
+constexpr std::string_view operation_name(Operation op) {
+  switch (op) {
+    case Operation::kCreate:
+      return "CREATE";
+    case Operation::kUpdate:
+      return "UPDATE";
+    case Operation::kDelete:
+      return "DELETE";
+    case Operation::kConnect:
+      return "CONNECT";
+  }
+  return "";
+}
+static_assert(operation_name(static_cast<Operation>(kOperationCount - 1)) == "CONNECT",
+              "kOperationCount counts every Operation");
 
 // One decoded AdmissionReview request. Views point into the parsed request body.
 struct AdmissionRequest {

@@ -4,6 +4,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "json/json.hpp"
 #include "json/json_reader.hpp"
@@ -128,18 +129,14 @@ void answer_plain(unsigned status, std::string_view text, HttpAnswer& answer) {
 }
 
 bool parse_operation(std::string_view text, Operation& op) {
-  if (text == "CREATE") {
-    op = Operation::kCreate;
-  } else if (text == "UPDATE") {
-    op = Operation::kUpdate;
-  } else if (text == "DELETE") {
-    op = Operation::kDelete;
-  } else if (text == "CONNECT") {
-    op = Operation::kConnect;
-  } else {
-    return false;
+  for (std::size_t i = 0; i < kOperationCount; ++i) {
+    const auto candidate = static_cast<Operation>(i);
+    if (text == operation_name(candidate)) {
+      op = candidate;
+      return true;
+    }
   }
-  return true;
+  return false;
 }
 
 std::string qualified_kind(std::string_view group, std::string_view kind) {
@@ -281,7 +278,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   answer_verdict(env, result, answer);
   ReviewOutcome& outcome = answer.outcome;
   outcome.reviewed = true;
-  outcome.operation = static_cast<int>(req.operation);
+  outcome.operation = req.operation;
   outcome.allowed = result.errors.empty();
   outcome.uid = req.uid;
   outcome.kind = hook.kind;
@@ -331,6 +328,21 @@ void set_strict_rules(StrictRules mode) { strict_rules_storage() = mode; }
 
 const MutationDefaults& mutation_defaults() { return defaults_storage(); }
 void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }
+
+WebhookRoute route_webhook(std::string_view path) {
+  const Webhook* hook = find_webhook(path);
+  if (hook == nullptr) return {};
+  return {static_cast<int>(hook - webhooks().data()), hook->path, hook->mutating};
+}
+
+std::span<const std::string_view> webhook_paths() {
+  static const std::vector<std::string_view> paths = [] {
+    std::vector<std::string_view> out;
+    for (const Webhook& w : webhooks()) out.push_back(w.path);
+    return out;
+  }();
+  return paths;
+}
 
 void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
                  std::string& body, HttpAnswer& answer) {

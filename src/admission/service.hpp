@@ -5,10 +5,12 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "admission/review.hpp"
 #include "admission/rules.hpp"
 
 namespace kpw {
@@ -26,7 +28,7 @@ struct RuleViolation {
 // until the next request is read.
 struct ReviewOutcome {
   bool reviewed = false;  // a handler ran: operation and allowed are meaningful
-  int operation = 0;      // index of CREATE, UPDATE, DELETE, CONNECT
+  Operation operation = Operation::kCreate;
   bool allowed = false;
   std::string_view uid;
   std::string_view kind;  // request.kind.kind
@@ -46,6 +48,19 @@ struct HttpAnswer {
   bool retry_after = false;         // send `Retry-After: 1` (429)
   ReviewOutcome outcome;
 };
+
+// The webhook a request's path names. The server needs it from the request's head, before the
+// body is read (so it cannot come with the answer): to count the request in flight, and to bound
+// a mutation's body tighter.
+struct WebhookRoute {
+  int index = -1;         // its position in webhook_paths(); -1: no webhook (not counted)
+  std::string_view path;  // "" for no webhook
+  bool mutating = false;  // its answer can be tens of times its body
+};
+// `path` without the query.
+WebhookRoute route_webhook(std::string_view path);
+// The path of every webhook handle_http serves, by WebhookRoute::index.
+std::span<const std::string_view> webhook_paths();
 
 // `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
 // garbage afterwards.

@@ -4,9 +4,9 @@
 #include <atomic>
 #include <cstdint>
 #include <cstdio>
+#include <memory>
 #include <string_view>
-
-#include "admission/registry.hpp"
+#include <vector>
 
 namespace kpw::metrics {
 namespace {
@@ -14,10 +14,10 @@ namespace {
 using Counter = std::atomic<std::uint64_t>;
 constexpr auto kRelaxed = std::memory_order_relaxed;
 
-constexpr std::size_t kMaxWebhooks = 16;
-// The HTTP statuses this server sends; anything else lands on the last one.
-constexpr std::array<unsigned, 9> kCodes = {200, 400, 404, 405, 413, 429, 500, 503, 0};
-constexpr std::array<std::string_view, 4> kOperations = {"CREATE", "UPDATE", "DELETE", "CONNECT"};
+// The HTTP statuses this server sends; anything else, and an abandoned request, counts under
+// code "other" (slot kOther).
+constexpr std::array<unsigned, 8> kCodes = {200, 400, 404, 405, 413, 429, 500, 503};
+constexpr std::size_t kOther = kCodes.size();
 // controller-runtime's buckets (Prometheus defaults) with finer ones below 5 ms, where reviews
 // actually land.
 constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005,
@@ -25,18 +25,20 @@ constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0
                                              1,      2.5,     5,      10};
 
 struct WebhookSeries {
-  std::array<Counter, kCodes.size()> requests{};
+  std::array<Counter, kCodes.size() + 1> requests{};   // last: "other"
   std::array<Counter, kBuckets.size() + 1> buckets{};  // last: +Inf only
   Counter latency_count{0};
   Counter latency_sum_ns{0};
   std::atomic<std::int64_t> in_flight{0};
-  std::array<std::array<Counter, 2>, kOperations.size()> admissions{};  // [operation][allowed]
-  Counter failures{0};                                                  // handlers that threw
+  std::array<std::array<Counter, 2>, kOperationCount> admissions{};  // [operation][allowed]
+  Counter failures{0};                                               // handlers that threw
   std::array<std::array<Counter, kRuleActionCount>, kRuleCount> violations{};  // [rule][action]
 };
 
 struct Registry {
-  std::array<WebhookSeries, kMaxWebhooks> webhooks;
+  // Sized by set_webhooks, before serving; read-only after.
+  std::unique_ptr<WebhookSeries[]> webhooks;
+  std::vector<std::string> webhook_labels;  // `webhook="/validate-…"`, by index
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
   Counter memory_events{0};
@@ -55,16 +57,19 @@ Registry& registry() {
   return r;
 }
 
+// A server that did not call set_webhooks (the benchmark ceiling) keeps no series.
 WebhookSeries* series(int webhook) {
-  if (webhook < 0 || static_cast<std::size_t>(webhook) >= kMaxWebhooks) return nullptr;
-  return &registry().webhooks[static_cast<std::size_t>(webhook)];
+  Registry& r = registry();
+  if (webhook < 0 || static_cast<std::size_t>(webhook) >= r.webhook_labels.size()) return nullptr;
+  return &r.webhooks[static_cast<std::size_t>(webhook)];
 }
 
-std::size_t code_slot(unsigned status) {
-  for (std::size_t i = 0; i + 1 < kCodes.size(); ++i) {
+std::size_t code_slot(RequestEnd end, unsigned status) {
+  if (end == RequestEnd::kAbandoned) return kOther;
+  for (std::size_t i = 0; i < kCodes.size(); ++i) {
     if (kCodes[i] == status) return i;
   }
-  return kCodes.size() - 1;
+  return kOther;
 }
 
 void append_number(std::string& out, double v) {
@@ -97,27 +102,35 @@ void sample(std::string& out, std::string_view name, std::string_view labels, do
   out += '\n';
 }
 
-std::string webhook_label(const Webhook& w) { return "webhook=\"" + std::string(w.path) + "\""; }
-
 }  // namespace
+
+void set_webhooks(std::span<const std::string_view> paths) {
+  Registry& r = registry();
+  r.webhooks = std::make_unique<WebhookSeries[]>(paths.size());
+  r.webhook_labels.clear();
+  for (const std::string_view path : paths) {
+    r.webhook_labels.push_back("webhook=\"" + std::string(path) + "\"");
+  }
+}
 
 void request_started(int webhook) {
   if (WebhookSeries* s = series(webhook)) s->in_flight.fetch_add(1, kRelaxed);
 }
 
-void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
-                      bool allowed) {
+void request_finished(int webhook, RequestEnd end, unsigned status, double seconds,
+                      const ReviewOutcome& outcome) {
   WebhookSeries* s = series(webhook);
   if (s == nullptr) return;
   s->in_flight.fetch_sub(1, kRelaxed);
-  s->requests[code_slot(status)].fetch_add(1, kRelaxed);
+  s->requests[code_slot(end, status)].fetch_add(1, kRelaxed);
   std::size_t bucket = 0;
   while (bucket < kBuckets.size() && seconds > kBuckets[bucket]) ++bucket;
   s->buckets[bucket].fetch_add(1, kRelaxed);
   s->latency_count.fetch_add(1, kRelaxed);
   s->latency_sum_ns.fetch_add(static_cast<std::uint64_t>(seconds * 1e9), kRelaxed);
-  if (reviewed && operation >= 0 && static_cast<std::size_t>(operation) < kOperations.size()) {
-    s->admissions[static_cast<std::size_t>(operation)][allowed ? 1 : 0].fetch_add(1, kRelaxed);
+  if (end == RequestEnd::kAnswered && outcome.reviewed) {
+    s->admissions[static_cast<std::size_t>(outcome.operation)][outcome.allowed ? 1 : 0].fetch_add(
+        1, kRelaxed);
   }
 }
 
@@ -162,19 +175,19 @@ void certificate_reloaded(bool ok) {
 long open_connections() { return registry().open_connections.load(kRelaxed); }
 
 void render(std::string& out) {
-  const auto hooks = webhooks();
-  const std::size_t n = hooks.size() < kMaxWebhooks ? hooks.size() : kMaxWebhooks;
+  const std::vector<std::string>& labels = registry().webhook_labels;
+  const std::size_t n = labels.size();
 
   header(out, "controller_runtime_webhook_requests_total", "counter",
          "Total number of admission requests by HTTP status code.");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    for (std::size_t c = 0; c < kCodes.size(); ++c) {
+    for (std::size_t c = 0; c <= kOther; ++c) {
       const std::uint64_t v = s.requests[c].load(kRelaxed);
-      if (v == 0 && kCodes[c] != 200) continue;
-      const std::string code = kCodes[c] == 0 ? "other" : std::to_string(kCodes[c]);
-      sample(out, "controller_runtime_webhook_requests_total",
-             "code=\"" + code + "\"," + webhook_label(hooks[i]), static_cast<double>(v));
+      if (v == 0 && (c == kOther || kCodes[c] != 200)) continue;
+      const std::string code = c == kOther ? "other" : std::to_string(kCodes[c]);
+      sample(out, "controller_runtime_webhook_requests_total", "code=\"" + code + "\"," + labels[i],
+             static_cast<double>(v));
     }
   }
 
@@ -182,7 +195,7 @@ void render(std::string& out) {
          "Histogram of the latency of processing admission requests");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    const std::string label = webhook_label(hooks[i]);
+    const std::string& label = labels[i];
     std::uint64_t cumulative = 0;
     for (std::size_t b = 0; b < kBuckets.size(); ++b) {
       cumulative += s.buckets[b].load(kRelaxed);
@@ -203,7 +216,7 @@ void render(std::string& out) {
   header(out, "controller_runtime_webhook_requests_in_flight", "gauge",
          "Current number of admission requests being served.");
   for (std::size_t i = 0; i < n; ++i) {
-    sample(out, "controller_runtime_webhook_requests_in_flight", webhook_label(hooks[i]),
+    sample(out, "controller_runtime_webhook_requests_in_flight", labels[i],
            static_cast<double>(registry().webhooks[i].in_flight.load(kRelaxed)));
   }
 
@@ -211,13 +224,14 @@ void render(std::string& out) {
          "Admission reviews answered, by operation and verdict.");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    for (std::size_t op = 0; op < kOperations.size(); ++op) {
+    for (std::size_t op = 0; op < kOperationCount; ++op) {
       for (int allowed = 1; allowed >= 0; --allowed) {
         const std::uint64_t v = s.admissions[op][static_cast<std::size_t>(allowed)].load(kRelaxed);
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_admission_total",
-               webhook_label(hooks[i]) + ",operation=\"" + std::string(kOperations[op]) +
-                   "\",allowed=\"" + (allowed ? "true" : "false") + "\"",
+               labels[i] + ",operation=\"" +
+                   std::string(operation_name(static_cast<Operation>(op))) + "\",allowed=\"" +
+                   (allowed ? "true" : "false") + "\"",
                static_cast<double>(v));
       }
     }
@@ -233,7 +247,7 @@ void render(std::string& out) {
         const std::uint64_t v = s.violations[static_cast<std::size_t>(rule.rule)][a].load(kRelaxed);
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_rule_violations_total",
-               webhook_label(hooks[i]) + ",rule=\"" + std::string(rule.id) + "\",action=\"" +
+               labels[i] + ",rule=\"" + std::string(rule.id) + "\",action=\"" +
                    std::string(rule_action_name(static_cast<RuleAction>(a))) + "\"",
                static_cast<double>(v));
       }
@@ -243,7 +257,7 @@ void render(std::string& out) {
   header(out, "karmada_policy_webhook_review_failures_total", "counter",
          "Reviews whose handler threw (answered with code 500; the server went on).");
   for (std::size_t i = 0; i < n; ++i) {
-    sample(out, "karmada_policy_webhook_review_failures_total", webhook_label(hooks[i]),
+    sample(out, "karmada_policy_webhook_review_failures_total", labels[i],
            static_cast<double>(registry().webhooks[i].failures.load(kRelaxed)));
   }
 

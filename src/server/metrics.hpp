@@ -4,21 +4,34 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 #include <string>
+#include <string_view>
 
 #include "admission/rules.hpp"
+#include "admission/service.hpp"
 
 namespace kpw::metrics {
 
-void request_started(int webhook);  // webhook: registry index, or -1 (not counted)
-// status: the HTTP status sent; operation/allowed count only when `reviewed`.
-void request_finished(int webhook, unsigned status, double seconds, bool reviewed, int operation,
-                      bool allowed);
+// The webhooks to keep series for, by index (WebhookRoute::index): webhook_paths(). Set once
+// before serving; each one gets its series, however many there are (without it, none).
+void set_webhooks(std::span<const std::string_view> paths);
+
+// How a request ended: answered, or abandoned (its connection ended before an answer was sent,
+// counted under code "other").
+enum class RequestEnd { kAnswered, kAbandoned };
+
+// webhook: an index of the paths given to set_webhooks; -1 (no webhook) is not counted.
+void request_started(int webhook);
+// status: the HTTP status sent; the operation and verdict count for an answered review
+// (`outcome.reviewed`).
+void request_finished(int webhook, RequestEnd end, unsigned status, double seconds,
+                      const ReviewOutcome& outcome);
 
 // A review met `count` violations of `rule` that ended with `action` (deny, warn, ratchet).
 void rule_violations(int webhook, Rule rule, RuleAction action, std::uint32_t count);
 
-// A handler threw: answered with code 500 (webhook: registry index).
+// A handler threw: answered with code 500.
 void review_failed(int webhook);
 // Something threw outside a handler and escaped to the event loop: that connection was closed.
 void connection_failed();

@@ -6,6 +6,8 @@
 #include <boost/beast/http.hpp>
 #include <chrono>
 
+#include "server/acceptor.hpp"
+
 namespace kpw {
 namespace {
 
@@ -86,13 +88,7 @@ class Listener final : public PlainHttpListener,
     const net::ip::address ip =
         host.empty() ? net::ip::address(net::ip::address_v4::any()) : net::ip::make_address(host, ec);
     if (ec) return "\"" + address + "\": " + host + " is not an IP address";
-    const tcp::endpoint endpoint(ip, port);
-    acceptor_.open(endpoint.protocol(), ec);
-    if (!ec) acceptor_.set_option(net::socket_base::reuse_address(true), ec);
-    if (!ec) acceptor_.bind(endpoint, ec);
-    if (!ec) acceptor_.listen(net::socket_base::max_listen_connections, ec);
-    if (ec) return "cannot listen on " + address + ": " + ec.message();
-    return std::nullopt;
+    return listen_on(acceptor_, tcp::endpoint(ip, port), address);
   }
 
   void accept() {

@@ -1,0 +1,39 @@
+// What the HTTPS port's connections share, and the event loops they run on.
+#pragma once
+
+#include <atomic>
+#include <boost/asio/io_context.hpp>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "server/review_pool.hpp"
+#include "server/server.hpp"
+#include "server/tls_context.hpp"
+
+namespace kpw {
+
+class Session;
+
+// One event loop per I/O thread. A connection lives on one loop for its whole life, so its
+// handlers never run concurrently and need no strand: a strand's executor does not fit inside
+// any_io_executor, and Beast's operations heap-allocated a copy of it ~26 times per request.
+using Loops = std::vector<std::unique_ptr<boost::asio::io_context>>;
+
+// Shared by every session. The request path reads it without locking: atomics only. The mutex
+// guards the list of connections, touched when one opens or closes and when draining.
+struct ServerState {
+  ServerState(const ServerOptions& o, RequestFn h, ReviewPool& p)
+      : options(o), handler(h), reviews(p) {}
+  const ServerOptions& options;
+  RequestFn handler;
+  ReviewPool& reviews;  // large reviews are judged there, off the I/O threads
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> ready{false};
+  std::atomic<TlsContext> tls;
+  std::mutex connections_mutex;
+  std::list<std::weak_ptr<Session>> connections;
+};
+
+}  // namespace kpw

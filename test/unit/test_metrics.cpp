@@ -1,0 +1,104 @@
+// The Prometheus series: one per webhook the server is given, however many, and the labels
+// dashboards made for upstream's webhook read.
+#include <catch2/catch.hpp>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "admission/review.hpp"
+#include "admission/service.hpp"
+#include "server/metrics.hpp"
+
+namespace {
+
+namespace metrics = kpw::metrics;
+
+bool has_line(const std::string& text, const std::string& line) {
+  return text.find("\n" + line + "\n") != std::string::npos;
+}
+
+// `count` webhooks, /hook-0 … /hook-<count-1>, with fresh series.
+std::vector<std::string> set_hooks(std::size_t count) {
+  std::vector<std::string> paths;
+  for (std::size_t i = 0; i < count; ++i) paths.push_back("/hook-" + std::to_string(i));
+  std::vector<std::string_view> views(paths.begin(), paths.end());
+  metrics::set_webhooks(views);
+  return paths;
+}
+
+kpw::ReviewOutcome reviewed(kpw::Operation operation, bool allowed) {
+  kpw::ReviewOutcome outcome;
+  outcome.reviewed = true;
+  outcome.operation = operation;
+  outcome.allowed = allowed;
+  return outcome;
+}
+
+}  // namespace
+
+TEST_CASE("metrics: every webhook given at start-up has its series, past 16 too") {
+  set_hooks(40);
+  metrics::request_started(39);
+  metrics::request_finished(39, metrics::RequestEnd::kAnswered, 200, 0.001,
+                            reviewed(kpw::Operation::kCreate, true));
+  std::string text;
+  metrics::render(text);
+  CHECK(has_line(text,
+                 R"(controller_runtime_webhook_requests_total{code="200",webhook="/hook-39"} 1)"));
+  CHECK(has_line(text, R"(controller_runtime_webhook_requests_in_flight{webhook="/hook-39"} 0)"));
+  CHECK(has_line(
+      text,
+      R"(karmada_policy_webhook_admission_total{webhook="/hook-39",operation="CREATE",allowed="true"} 1)"));
+  CHECK(has_line(text,
+                 R"(controller_runtime_webhook_requests_total{code="200",webhook="/hook-0"} 0)"));
+}
+
+TEST_CASE("metrics: the server's webhooks are the registry's, each with its series") {
+  metrics::set_webhooks(kpw::webhook_paths());
+  REQUIRE(!kpw::webhook_paths().empty());
+  for (const std::string_view path : kpw::webhook_paths()) {
+    const kpw::WebhookRoute route = kpw::route_webhook(path);
+    REQUIRE(route.index >= 0);
+    CHECK(kpw::webhook_paths()[static_cast<std::size_t>(route.index)] == path);
+    CHECK(route.path == path);
+  }
+  CHECK(kpw::route_webhook("/no-such-webhook").index == -1);
+  std::string text;
+  metrics::render(text);
+  for (const std::string_view path : kpw::webhook_paths()) {
+    CHECK(has_line(text, R"(controller_runtime_webhook_requests_in_flight{webhook=")" +
+                             std::string(path) + R"("} 0)"));
+  }
+}
+
+TEST_CASE("metrics: an abandoned request counts under code other, its verdict not at all") {
+  set_hooks(2);
+  metrics::request_started(1);
+  metrics::request_finished(1, metrics::RequestEnd::kAbandoned, 200, 0.001,
+                            reviewed(kpw::Operation::kCreate, true));
+  metrics::request_started(1);
+  metrics::request_finished(1, metrics::RequestEnd::kAnswered, 418, 0.001, kpw::ReviewOutcome{});
+  std::string text;
+  metrics::render(text);
+  CHECK(has_line(text,
+                 R"(controller_runtime_webhook_requests_total{code="other",webhook="/hook-1"} 2)"));
+  CHECK(has_line(text,
+                 R"(controller_runtime_webhook_requests_total{code="200",webhook="/hook-1"} 0)"));
+  CHECK(text.find("karmada_policy_webhook_admission_total{") == std::string::npos);
+  CHECK(text.find(R"(code="other",webhook="/hook-0")") == std::string::npos);
+}
+
+TEST_CASE("metrics: admissions are labelled with the operation as the API server spells it") {
+  set_hooks(1);
+  for (const auto op : {kpw::Operation::kCreate, kpw::Operation::kUpdate, kpw::Operation::kDelete,
+                        kpw::Operation::kConnect}) {
+    metrics::request_started(0);
+    metrics::request_finished(0, metrics::RequestEnd::kAnswered, 200, 0.001, reviewed(op, false));
+  }
+  std::string text;
+  metrics::render(text);
+  for (const std::string_view name : {"CREATE", "UPDATE", "DELETE", "CONNECT"}) {
+    CHECK(has_line(text, R"(karmada_policy_webhook_admission_total{webhook="/hook-0",operation=")" +
+                             std::string(name) + R"(",allowed="false"} 1)"));
+  }
+}
