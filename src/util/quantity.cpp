@@ -1,0 +1,376 @@
+#include "util/quantity.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <limits>
+
+namespace kpw {
+namespace {
+
+using U128 = unsigned __int128;
+
+constexpr std::array<U128, 39> kPow10 = [] {
+  std::array<U128, 39> p{};
+  p[0] = 1;
+  for (std::size_t i = 1; i < p.size(); ++i) p[i] = p[i - 1] * 10;
+  return p;
+}();
+
+// Kubernetes rounds every parsed value away from zero to a multiple of 10^kNanoExponent.
+constexpr std::int64_t kNanoExponent = -9;
+
+U128 magnitude(Quantity::Mantissa m) {
+  return m < 0 ? U128{0} - static_cast<U128>(m) : static_cast<U128>(m);
+}
+
+int digit_count(U128 v) {
+  int n = 0;
+  while (n < static_cast<int>(kPow10.size()) && v >= kPow10[static_cast<std::size_t>(n)]) ++n;
+  return n;  // v < 2^128 < 10^39: at most 39
+}
+
+template <typename T>
+std::strong_ordering order(T a, T b) {
+  if (a < b) return std::strong_ordering::less;
+  if (a > b) return std::strong_ordering::greater;
+  return std::strong_ordering::equal;
+}
+
+Quantity::Mantissa signed_mantissa(U128 magnitude, bool negative) {
+  const auto m = static_cast<Quantity::Mantissa>(magnitude);  // magnitude <= kMaxMagnitude
+  return negative ? -m : m;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// The characters a suffix starts with (what Kubernetes' scanner accepts before an exponent).
+bool is_suffix_char(char c) {
+  switch (c) {
+    case 'e':
+    case 'E':
+    case 'i':
+    case 'n':
+    case 'u':
+    case 'm':
+    case 'k':
+    case 'K':
+    case 'M':
+    case 'G':
+    case 'T':
+    case 'P':
+      return true;
+    default:
+      return false;
+  }
+}
+
+// A decimal integer as Go's strconv.ParseInt(text, 10, 64) reads it: a sign, then at least one
+// digit, within int64.
+std::optional<std::int64_t> parse_int64(std::string_view text) {
+  std::size_t i = 0;
+  bool negative = false;
+  if (!text.empty() && (text[0] == '+' || text[0] == '-')) {
+    negative = text[0] == '-';
+    i = 1;
+  }
+  if (i == text.size()) return std::nullopt;
+  const std::uint64_t limit = negative ? std::uint64_t{1} << 63 : (std::uint64_t{1} << 63) - 1;
+  std::uint64_t v = 0;
+  for (; i < text.size(); ++i) {
+    if (!is_digit(text[i])) return std::nullopt;
+    const auto d = static_cast<std::uint64_t>(text[i] - '0');
+    if (v > (limit - d) / 10) return std::nullopt;
+    v = v * 10 + d;
+  }
+  return static_cast<std::int64_t>(negative ? std::uint64_t{0} - v : v);
+}
+
+struct Suffix {
+  bool ok = false;
+  bool binary = false;        // a power of two, else of ten
+  std::int64_t exponent = 0;  // of 2 or of 10
+};
+
+Suffix interpret(std::string_view text) {
+  struct Row {
+    std::string_view text;
+    bool binary;
+    int exponent;
+  };
+  static constexpr std::array<Row, 16> kRows = {{
+      {"", false, 0},
+      {"n", false, -9},
+      {"u", false, -6},
+      {"m", false, -3},
+      {"k", false, 3},
+      {"M", false, 6},
+      {"G", false, 9},
+      {"T", false, 12},
+      {"P", false, 15},
+      {"E", false, 18},
+      {"Ki", true, 10},
+      {"Mi", true, 20},
+      {"Gi", true, 30},
+      {"Ti", true, 40},
+      {"Pi", true, 50},
+      {"Ei", true, 60},
+  }};
+  for (const Row& row : kRows) {
+    if (row.text == text) return Suffix{true, row.binary, row.exponent};
+  }
+  if (text.size() > 1 && (text[0] == 'e' || text[0] == 'E')) {
+    const std::optional<std::int64_t> exponent = parse_int64(text.substr(1));
+    if (!exponent) return Suffix{};
+    // Kubernetes keeps the exponent as an int32: a larger one wraps.
+    return Suffix{true, false, static_cast<std::int32_t>(*exponent)};
+  }
+  return Suffix{};
+}
+
+// The decimal digits of a value, least significant first, each at its power of ten: those at or
+// above 10^-9 make the magnitude, a non-zero one below makes it round up.
+struct Digits {
+  U128 magnitude = 0;
+  std::int64_t low = 0;  // the power of ten of magnitude's last digit
+  bool started = false;  // a non-zero digit was kept
+  bool sticky = false;   // a non-zero digit below 10^-9 was dropped
+  bool overflow = false;
+
+  void add(std::uint64_t digit, std::int64_t power) {
+    if (power < kNanoExponent) {
+      sticky = sticky || digit != 0;
+      return;
+    }
+    if (digit == 0) return;
+    if (!started) {
+      started = true;
+      low = power;
+      magnitude = digit;
+      return;
+    }
+    const std::int64_t shift = power - low;
+    U128 scaled = 0;
+    if (shift >= static_cast<std::int64_t>(kPow10.size()) ||
+        __builtin_mul_overflow(U128{digit}, kPow10[static_cast<std::size_t>(shift)], &scaled) ||
+        __builtin_add_overflow(magnitude, scaled, &magnitude) ||
+        magnitude > Quantity::kMaxMagnitude) {
+      overflow = true;
+    }
+  }
+
+  // Away from zero, to a multiple of 10^-9, when something non-zero was dropped.
+  void round_up() {
+    if (!sticky || overflow) return;
+    if (!started) {
+      started = true;
+      low = kNanoExponent;
+      magnitude = 1;
+      return;
+    }
+    const std::int64_t shift = low - kNanoExponent;
+    U128 scaled = 0;
+    if (shift >= static_cast<std::int64_t>(kPow10.size()) ||
+        __builtin_mul_overflow(magnitude, kPow10[static_cast<std::size_t>(shift)], &scaled) ||
+        scaled >= Quantity::kMaxMagnitude) {
+      overflow = true;
+      return;
+    }
+    magnitude = scaled + 1;
+    low = kNanoExponent;
+  }
+};
+
+ParsedQuantity failure(QuantityError error) { return ParsedQuantity{Quantity{}, error}; }
+
+}  // namespace
+
+Quantity Quantity::of(Mantissa mantissa, std::int64_t exponent) {
+  Quantity q;
+  if (mantissa == 0) return q;
+  while (mantissa % 10 == 0) {
+    mantissa /= 10;
+    ++exponent;
+  }
+  q.mantissa_ = mantissa;
+  q.exponent_ = exponent;
+  return q;
+}
+
+std::optional<Quantity> Quantity::plus(const Quantity& other) const {
+  if (is_zero()) return other;
+  if (other.is_zero()) return *this;
+  // `high` (the larger exponent) is scaled to `low`'s exponent.
+  const Quantity& high = exponent_ >= other.exponent_ ? *this : other;
+  const Quantity& low = &high == this ? other : *this;
+  const __int128 shift = static_cast<__int128>(high.exponent_) - low.exponent_;
+  // A non-zero mantissa times 10^39 is past 2^128: no sum with a mantissa below 2^127 fits.
+  if (shift >= static_cast<__int128>(kPow10.size())) return std::nullopt;
+  U128 a = 0;
+  if (__builtin_mul_overflow(magnitude(high.mantissa_), kPow10[static_cast<std::size_t>(shift)],
+                             &a)) {
+    return std::nullopt;
+  }
+  const U128 b = magnitude(low.mantissa_);
+  const bool a_negative = high.mantissa_ < 0;
+  const bool b_negative = low.mantissa_ < 0;
+  U128 sum = 0;
+  bool negative = a_negative;
+  if (a_negative == b_negative) {
+    if (__builtin_add_overflow(a, b, &sum)) return std::nullopt;
+  } else if (a >= b) {
+    sum = a - b;
+  } else {
+    sum = b - a;
+    negative = b_negative;
+  }
+  if (sum > kMaxMagnitude) return std::nullopt;
+  return of(signed_mantissa(sum, negative), low.exponent_);
+}
+
+std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
+  if (a.sign() != b.sign() || a.sign() == 0) return order(a.sign(), b.sign());
+  U128 ma = magnitude(a.mantissa_);
+  U128 mb = magnitude(b.mantissa_);
+  // Orders of magnitude first (digits + exponent), then the mantissas at one exponent.
+  const __int128 oa = static_cast<__int128>(digit_count(ma)) + a.exponent_;
+  const __int128 ob = static_cast<__int128>(digit_count(mb)) + b.exponent_;
+  std::strong_ordering by_magnitude = order(oa, ob);
+  if (by_magnitude == std::strong_ordering::equal) {
+    // Same order: the exponents differ by less than 39, and a product past 2^128 is the larger.
+    U128& scaled = a.exponent_ >= b.exponent_ ? ma : mb;
+    const auto shift = static_cast<std::size_t>(
+        a.exponent_ >= b.exponent_ ? a.exponent_ - b.exponent_ : b.exponent_ - a.exponent_);
+    if (__builtin_mul_overflow(scaled, kPow10[shift], &scaled)) {
+      by_magnitude = &scaled == &ma ? std::strong_ordering::greater : std::strong_ordering::less;
+    } else {
+      by_magnitude = order(ma, mb);
+    }
+  }
+  return a.sign() > 0 ? by_magnitude : 0 <=> by_magnitude;
+}
+
+std::string Quantity::str() const {
+  if (mantissa_ == 0) return "0";
+  std::string digits;
+  for (U128 v = magnitude(mantissa_); v != 0; v /= 10) {
+    digits.push_back(static_cast<char>('0' + static_cast<int>(v % 10)));
+  }
+  std::reverse(digits.begin(), digits.end());
+  std::string out = mantissa_ < 0 ? "-" : "";
+  const auto n = static_cast<std::int64_t>(digits.size());
+  if (exponent_ >= 0 && exponent_ <= 18) {
+    out += digits;
+    out.append(static_cast<std::size_t>(exponent_), '0');
+  } else if (exponent_ > 18 || exponent_ < -40) {
+    out += digits;
+    out += exponent_ > 0 ? "e+" : "e";
+    out += std::to_string(exponent_);
+  } else if (-exponent_ < n) {
+    out.append(digits, 0, static_cast<std::size_t>(n + exponent_));
+    out += '.';
+    out.append(digits, static_cast<std::size_t>(n + exponent_));
+  } else {
+    out += "0.";
+    out.append(static_cast<std::size_t>(-exponent_ - n), '0');
+    out += digits;
+  }
+  return out;
+}
+
+std::string_view quantity_error_message(QuantityError error) {
+  switch (error) {
+    case QuantityError::kNone:
+      return "";
+    case QuantityError::kFormat:
+      return "quantities must match the regular expression "
+             "'^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'";
+    case QuantityError::kSuffix:
+      return "unable to parse quantity's suffix";
+    case QuantityError::kNumeric:
+      return "unable to parse numeric part of quantity";
+    case QuantityError::kRange:
+      return "has more significant digits than can be compared exactly (38)";
+  }
+  return "";
+}
+
+ParsedQuantity parse_quantity(std::string_view s) {
+  const std::size_t n = s.size();
+  if (n == 0) return failure(QuantityError::kFormat);
+  // The scanner: sign, leading zeros, integer digits, `.` and fraction digits, then the suffix:
+  // suffix characters, a sign, digits, and nothing else.
+  std::size_t pos = 0;
+  const bool negative = s[0] == '-';
+  if (s[0] == '-' || s[0] == '+') pos = 1;
+  const std::size_t number_begin = pos;
+  while (pos < n && s[pos] == '0') ++pos;
+  if (pos == n) return ParsedQuantity{};  // "0", "-000", and also "+" and "-": zero
+  const std::size_t int_begin = pos;
+  while (pos < n && is_digit(s[pos])) ++pos;
+  const std::size_t int_end = pos;
+  std::size_t frac_begin = pos;
+  if (pos < n && s[pos] == '.') {
+    frac_begin = ++pos;
+    while (pos < n && is_digit(s[pos])) ++pos;
+  }
+  const std::size_t frac_end = pos;
+  const std::size_t suffix_begin = pos;
+  while (pos < n && is_suffix_char(s[pos])) ++pos;
+  if (pos < n && (s[pos] == '+' || s[pos] == '-')) ++pos;
+  while (pos < n && is_digit(s[pos])) ++pos;
+  if (pos != n) return failure(QuantityError::kFormat);
+
+  const Suffix suffix = interpret(s.substr(suffix_begin));
+  if (!suffix.ok) return failure(QuantityError::kSuffix);
+
+  // Kubernetes takes a fast path for short numbers and an exact one otherwise; only the exact one
+  // refuses a number part without digits ("." or ""): past 2^49 for a binary suffix, or with a
+  // last digit below 10^-9 for a decimal one.
+  const bool has_digit = int_begin > number_begin || int_end > int_begin || frac_end > frac_begin;
+  const auto frac_digits = static_cast<std::int64_t>(frac_end - frac_begin);
+  std::int64_t last = 0;  // the power of ten of the last digit written
+  int binary_exponent = 0;
+  if (suffix.binary) {
+    binary_exponent = static_cast<int>(suffix.exponent);
+    last = -frac_digits;
+    if (!has_digit && binary_exponent >= 50) return failure(QuantityError::kNumeric);
+  } else {
+    // The exponent less the fraction digits, in int32 arithmetic as Kubernetes does it; the
+    // one value whose negation wraps (-2^31) is read back as +2^31 by its exact path.
+    const auto scale = static_cast<std::int32_t>(suffix.exponent - frac_digits);
+    last = scale == std::numeric_limits<std::int32_t>::min() ? std::int64_t{1} << 31 : scale;
+    if (!has_digit && last < kNanoExponent) return failure(QuantityError::kNumeric);
+  }
+
+  // The digits times 2^binary_exponent, least significant first: each digit times the power plus
+  // the carry (below 2^60, so below 10 * 2^60 < 2^64 in all).
+  Digits digits;
+  const std::uint64_t multiplier = std::uint64_t{1} << binary_exponent;
+  std::uint64_t carry = 0;
+  std::int64_t power = last;
+  const auto feed = [&](std::size_t begin, std::size_t end) {
+    for (std::size_t i = end; i > begin && !digits.overflow; --i) {
+      const std::uint64_t x = static_cast<std::uint64_t>(s[i - 1] - '0') * multiplier + carry;
+      digits.add(x % 10, power++);
+      carry = x / 10;
+    }
+  };
+  feed(frac_begin, frac_end);
+  feed(int_begin, int_end);
+  for (; carry != 0 && !digits.overflow; carry /= 10) digits.add(carry % 10, power++);
+  digits.round_up();
+
+  if (suffix.binary) {
+    // Capped at 2^63 - 1 in magnitude.
+    const Quantity cap = Quantity::of_int(std::numeric_limits<std::int64_t>::max());
+    Quantity value =
+        digits.overflow ? cap : Quantity::of(signed_mantissa(digits.magnitude, false), digits.low);
+    if (value > cap) value = cap;
+    return ParsedQuantity{negative ? value.negated() : value};
+  }
+  if (digits.overflow) return failure(QuantityError::kRange);
+  return ParsedQuantity{Quantity::of(signed_mantissa(digits.magnitude, negative), digits.low)};
+}
+
+}  // namespace kpw

@@ -1,0 +1,69 @@
+// Kubernetes resource quantities ("500m", "1.5Gi", "2e3"): parsed with Kubernetes' grammar and
+// values (docs/compatibility.md, "Quantities"), held exactly (never as a double), compared, added.
+#pragma once
+
+#include <compare>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace kpw {
+
+// An exact value: mantissa × 10^exponent. The mantissa has no trailing zero digit (zero is
+// 0 × 10^0), so equal values have equal representations. Any magnitude below 2^127 in mantissa
+// units fits (38 significant digits at least); an operation whose exact result does not fit says
+// so instead of rounding.
+class Quantity {
+ public:
+  using Mantissa = __int128;
+  // The largest mantissa magnitude kept: 2^127 - 1.
+  static constexpr unsigned __int128 kMaxMagnitude = (static_cast<unsigned __int128>(1) << 127) - 1;
+
+  constexpr Quantity() = default;
+  // `mantissa` × 10^`exponent`, normalised.
+  static Quantity of(Mantissa mantissa, std::int64_t exponent);
+  static Quantity of_int(std::int64_t value) { return of(value, 0); }
+
+  Mantissa mantissa() const { return mantissa_; }
+  std::int64_t exponent() const { return exponent_; }
+  int sign() const { return mantissa_ > 0 ? 1 : (mantissa_ < 0 ? -1 : 0); }
+  bool is_zero() const { return mantissa_ == 0; }
+
+  // The exact sum, or nullopt when it does not fit (1e50 + 1e-9 needs 60 digits).
+  std::optional<Quantity> plus(const Quantity& other) const;
+  Quantity negated() const { return of(-mantissa_, exponent_); }
+
+  // Decimal text: "1073741824", "0.5", "-0.000000001"; "1e+40" past 18 trailing zeros.
+  std::string str() const;
+
+  friend bool operator==(const Quantity& a, const Quantity& b) = default;
+  friend std::strong_ordering operator<=>(const Quantity& a, const Quantity& b);
+
+ private:
+  Mantissa mantissa_ = 0;
+  std::int64_t exponent_ = 0;
+};
+
+// Why a text is not a quantity. The first three are Kubernetes' own errors (the messages are
+// theirs); kRange is ours: a well-formed quantity whose exact value is beyond Quantity (more
+// significant digits than 2^127 holds, e.g. a 40-digit integer), which we refuse rather than round.
+enum class QuantityError : std::uint8_t { kNone, kFormat, kSuffix, kNumeric, kRange };
+std::string_view quantity_error_message(QuantityError error);
+
+struct ParsedQuantity {
+  Quantity value;
+  QuantityError error = QuantityError::kNone;
+  bool ok() const { return error == QuantityError::kNone; }
+};
+
+// `<sign>?<digits>[.<digits>]<suffix>`, suffix one of n u m "" k M G T P E (powers of 1000),
+// Ki Mi Gi Ti Pi Ei (powers of 1024), or e/E and a signed integer (a power of ten). As Kubernetes
+// parses it: the value is rounded away from zero to a multiple of 10^-9 ("0.1n" is 1n), a
+// binary-suffixed value is capped at ±(2^63 - 1) ("8Ei"), a decimal one is not; the exponent
+// after `e` wraps as a 32-bit integer; a number part without digits is zero ("+", ".", "Ki"),
+// except where Kubernetes' exact path refuses it ("Pi", "e-10": kNumeric). Linear in the text, no
+// heap.
+ParsedQuantity parse_quantity(std::string_view text);
+
+}  // namespace kpw
