@@ -11,7 +11,7 @@
 #include "api/object.hpp"
 #include "util/names.hpp"
 #include "util/seen_set.hpp"
-#include "validators/policy_schema.hpp"
+#include "validators/propagation_policy_schema.hpp"
 
 namespace kpw {
 namespace {
@@ -553,7 +553,7 @@ void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
     return;
   }
   const JsonValue& spec = *spec_member;
-  check_policy_schema(spec, spec_path, errors);  // SC-1 … SC-6
+  schema::check_object(propagation_policy_schema(), spec, spec_path, errors);  // SC-1 … SC-6
   check_placement(spec, spec_path, errors);
   check_propagate_deps(spec, spec_path, errors);  // V-F0 / D-F4
   check_failover(spec, spec_path, result);

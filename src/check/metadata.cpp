@@ -5,7 +5,7 @@
 
 #include "api/object.hpp"
 #include "util/names.hpp"
-#include "validators/policy_schema.hpp"
+#include "validators/propagation_policy_schema.hpp"
 
 namespace kpw::check {
 namespace {

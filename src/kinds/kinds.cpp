@@ -9,8 +9,8 @@
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
-#include "validators/policy_schema.hpp"
 #include "validators/propagation_policy.hpp"
+#include "validators/propagation_policy_schema.hpp"
 #include "validators/schedule_trigger.hpp"
 #include "validators/workload_rebalancer.hpp"
 

@@ -1,38 +1,17 @@
-// The policy CRD schema as a table: one Node per field, the walker below reads it. Rows follow
-// `policy.karmada.io_propagationpolicies.yaml` (docs/compatibility.md, schema rules SC-…), plus the design-only
-// failover fields that D-F3 checks (seed 003).
-#include "validators/policy_schema.hpp"
+// The policy CRD schema as data: one row per field, read by the schema walker
+// (validators/schema.hpp). Rows follow the PropagationPolicy CRD (docs/compatibility.md, schema
+// rules SC-1…SC-6), plus the design-only failover fields that D-F3 checks (seed 003).
+#include "validators/propagation_policy_schema.hpp"
 
-#include <algorithm>
 #include <array>
-#include <charconv>
-#include <cmath>
-#include <cstdint>
-#include <limits>
-#include <span>
-#include <string>
+#include <cstddef>
 #include <string_view>
-
-#include "api/object.hpp"
-#include "util/text.hpp"
 
 namespace kpw {
 namespace {
 
-enum class Type { kString, kInt32, kInt64, kBool, kObject, kStringMap, kArray };
-
-struct Node {
-  std::string_view name;
-  Type type = Type::kString;
-  bool required = false;
-  std::span<const Node> fields{};               // kObject, or kArray of objects: the fields
-  Type item = Type::kObject;                    // kArray: the type of each element
-  std::span<const std::string_view> allowed{};  // SC-4: enum values of a string
-  std::int64_t minimum = std::numeric_limits<std::int64_t>::min();  // SC-6
-  std::size_t min_items = 0;                                        // SC-2
-  std::size_t min_length = 0;                                       // SC-5
-  std::size_t max_length = std::numeric_limits<std::size_t>::max();
-};
+using schema::Node;
+using schema::Type;
 
 template <std::size_t N, std::size_t M>
 constexpr std::array<Node, N + M> join(const std::array<Node, N>& a, const std::array<Node, M>& b) {
@@ -208,203 +187,29 @@ constexpr std::array kSpec = {
     Node{.name = "schedulePriority", .type = Type::kObject, .fields = kSchedulePriority},
 };
 
-std::string_view type_detail(Type type) {
-  switch (type) {
-    case Type::kString:
-      return "must be of type string";
-    case Type::kInt32:
-    case Type::kInt64:
-      return "must be of type integer";
-    case Type::kBool:
-      return "must be of type boolean";
-    case Type::kObject:
-    case Type::kStringMap:
-      return "must be of type object";
-    case Type::kArray:
-      return "must be of type array";
-  }
-  return "must be of another type";
-}
+// SC-1 types (and int32/int64 ranges), SC-2 minItems, SC-3 required, SC-4 enums, SC-5 lengths,
+// SC-6 minimums; no policy field has a format or quantities.
+constexpr schema::Rules kPolicyRules = {
+    .type = Rule::kSC1,
+    .required = Rule::kSC3,
+    .min_items = Rule::kSC2,
+    .enumeration = Rule::kSC4,
+    .length = Rule::kSC5,
+    .range = Rule::kSC6,
+    .format = Rule::kSC1,
+    .quantity = Rule::kSC1,
+};
 
-bool has_type(Type type, const JsonValue& v) {
-  switch (type) {
-    case Type::kString:
-      return v.IsString();
-    case Type::kInt32:
-      return v.IsInt64();  // the int32 range is its own error
-    case Type::kInt64:
-      return v.IsInt64();
-    case Type::kBool:
-      return v.IsBool();
-    case Type::kObject:
-    case Type::kStringMap:
-      return v.IsObject();
-    case Type::kArray:
-      return v.IsArray();
-  }
-  return false;
-}
-
-void check_fields(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,
-                  ErrorList& errors);
-
-// check_fields tracks a table's rows in a 64-bit mask: no table reachable from kSpec is longer.
-constexpr bool rows_fit_a_mask(std::span<const Node> fields) {
-  if (fields.size() > 64) return false;
-  for (const Node& field : fields) {
-    if (!rows_fit_a_mask(field.fields)) return false;
-  }
-  return true;
-}
-static_assert(rows_fit_a_mask(kSpec));
-
-// `<before><bound><after>` in `buffer`, without a heap allocation (a hostile list may break a
-// bound in every one of a million elements).
-template <typename Int>
-std::string_view bound_detail(std::string_view before, Int bound, std::string_view after,
-                              std::array<char, 96>& buffer) {
-  char* out = std::copy(before.begin(), before.end(), buffer.data());
-  out = std::to_chars(out, out + 24, bound).ptr;
-  out = std::copy(after.begin(), after.end(), out);
-  return std::string_view(buffer.data(), static_cast<std::size_t>(out - buffer.data()));
-}
-
-// SC-1 (type, int32 range), SC-4 (enum), SC-5 (length), SC-6 (minimum), then the children.
-void check_value(const Node& node, Type type, std::span<const Node> fields, const JsonValue& v,
-                 const FieldPath& path, ErrorList& errors) {
-  std::array<char, 96> detail;
-  if (!has_type(type, v)) {
-    // A whole number beyond int64 (9223372036854775808, 1e19) is out of range, not of a wrong type.
-    const bool integral =
-        v.IsUint64() || (v.IsDouble() && std::trunc(v.GetDouble()) == v.GetDouble());
-    if ((type == Type::kInt32 || type == Type::kInt64) && integral) {
-      errors.invalid(Rule::kSC1, 
-          path, v,
-          type == Type::kInt32 ? "must fit in a 32-bit integer" : "must fit in a 64-bit integer");
-    } else {
-      errors.invalid(Rule::kSC1, path, v, type_detail(type));
-    }
-    return;
-  }
-  switch (type) {
-    case Type::kString: {
-      const std::string_view s = view(v);
-      if (!node.allowed.empty()) {
-        bool known = false;
-        for (std::string_view a : node.allowed) known = known || a == s;
-        if (!known) errors.not_supported(Rule::kSC4, path, s, node.allowed);
-      }
-      if (s.size() < node.min_length) {
-        errors.invalid(Rule::kSC5, 
-            path, s,
-            bound_detail("must be at least ", node.min_length, " characters long", detail));
-      } else if (s.size() > node.max_length) {
-        errors.invalid(Rule::kSC5, 
-            path, s,
-            bound_detail("must be no more than ", node.max_length, " characters long", detail));
-      }
-      return;
-    }
-    case Type::kInt32:
-    case Type::kInt64: {
-      const std::int64_t n = v.GetInt64();
-      if (type == Type::kInt32 && (n < std::numeric_limits<std::int32_t>::min() ||
-                                   n > std::numeric_limits<std::int32_t>::max())) {
-        errors.invalid(Rule::kSC1, path, static_cast<long long>(n), "must fit in a 32-bit integer");
-      } else if (n < node.minimum) {
-        errors.invalid(Rule::kSC6, path, static_cast<long long>(n),
-                       bound_detail("must be greater than or equal to ", node.minimum, "", detail));
-      }
-      return;
-    }
-    case Type::kBool:
-      return;
-    case Type::kStringMap:
-      for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
-        if (!it->value.IsString()) {
-          const FieldPath entry = path.key(view(it->name));
-          errors.invalid(Rule::kSC1, entry, it->value, "must be of type string");
-        }
-      }
-      return;
-    case Type::kObject:
-      check_fields(fields, v, path, errors);
-      return;
-    case Type::kArray:
-      if (v.Size() < node.min_items) {
-        errors.required(Rule::kSC2, path, "must have at least 1 item");
-        return;
-      }
-      for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-        const FieldPath item = path.index(i);
-        check_value(node, node.item, node.fields, v[i], item, errors);
-      }
-      return;
-  }
-}
-
-// Known fields in document order, then the required ones that are absent (or null).
-void check_fields(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,
-                  ErrorList& errors) {
-  std::uint64_t present = 0;  // rows whose field is here and not null
-  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    if (it->value.IsNull()) continue;
-    const std::string_view name = view(it->name);
-    for (std::size_t row = 0; row < fields.size(); ++row) {
-      const Node& field = fields[row];
-      if (!equal_text(field.name, name)) continue;
-      present |= std::uint64_t{1} << row;
-      const FieldPath child = path.child(field.name);
-      check_value(field, field.type, field.fields, it->value, child, errors);
-      break;
-    }
-  }
-  for (std::size_t row = 0; row < fields.size(); ++row) {
-    if (fields[row].required && (present & (std::uint64_t{1} << row)) == 0) {
-      const FieldPath child = path.child(fields[row].name);
-      errors.required(Rule::kSC3, child, "");
-    }
-  }
-}
-
-// K-U1 (`check` only): members no row of `fields` declares, at every depth.
-void check_unknown(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,
-                   ErrorList& errors) {
-  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    const std::string_view name = view(it->name);
-    const Node* row = nullptr;
-    for (const Node& field : fields) {
-      if (equal_text(field.name, name)) {
-        row = &field;
-        break;
-      }
-    }
-    const FieldPath child = path.child(name);
-    if (row == nullptr) {
-      errors.forbidden(Rule::kKU1, child, "unknown field: the schema does not declare it");
-      continue;
-    }
-    const JsonValue& v = it->value;
-    if (row->type == Type::kObject && v.IsObject()) check_unknown(row->fields, v, child, errors);
-    if (row->type == Type::kArray && row->item == Type::kObject && v.IsArray()) {
-      for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
-        if (!v[i].IsObject()) continue;
-        const FieldPath item = child.index(i);
-        check_unknown(row->fields, v[i], item, errors);
-      }
-    }
-  }
-}
+static_assert(schema::fits_a_mask(kSpec));
+constexpr schema::Schema kPolicySchema{kSpec, kPolicyRules};
 
 }  // namespace
 
+const schema::Schema& propagation_policy_schema() { return kPolicySchema; }
+
 void check_policy_unknown_fields(const JsonValue& spec, const FieldPath& spec_path,
                                  ErrorList& errors) {
-  if (spec.IsObject()) check_unknown(kSpec, spec, spec_path, errors);
-}
-
-void check_policy_schema(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors) {
-  check_fields(kSpec, spec, spec_path, errors);
+  schema::check_unknown_fields(kPolicySchema.fields, spec, spec_path, Rule::kKU1, errors);
 }
 
 }  // namespace kpw
