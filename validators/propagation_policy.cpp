@@ -9,8 +9,8 @@
 
 #include "api/karmada.hpp"
 #include "api/object.hpp"
-#include "util/names.hpp"
-#include "util/seen_set.hpp"
+#include "validators/common.hpp"
+#include "validators/propagation_policy_placement.hpp"
 #include "validators/propagation_policy_schema.hpp"
 
 namespace kpw {
@@ -78,238 +78,6 @@ bool check_permanent_id_present(const JsonValue& object, const PolicyKind& kind,
   return true;
 }
 
-// ---- placement ----
-
-// Overflow affinities need Divided replicas with Aggregated, or Weighted with a dynamic weight.
-bool overflow_allowed(const JsonValue& placement) {
-  const JsonValue* rs = object_member(&placement, "replicaScheduling");
-  if (rs == nullptr || string_or_empty(rs, "replicaSchedulingType") != "Divided") return false;
-  const std::string_view preference = string_or_empty(rs, "replicaDivisionPreference");
-  if (preference == "Aggregated") return true;
-  return preference == "Weighted" &&
-         !string_or_empty(object_member(rs, "weightPreference"), "dynamicWeight").empty();
-}
-
-// V-P2, for every term, before any other term rule (upstream's order).
-void check_overflow_support(const JsonValue& placement, const JsonValue* terms,
-                            const FieldPath& terms_path, ErrorList& errors) {
-  if (terms == nullptr || overflow_allowed(placement)) return;
-  for (SizeType i = 0; i < terms->Size(); ++i) {
-    if (array_member(&(*terms)[i], "overflowAffinities") == nullptr) continue;
-    const FieldPath term = terms_path.index(i);
-    const FieldPath path = term.child("overflowAffinities");
-    errors.forbidden(Rule::kVP2, path,
-                     "needs replicaScheduling Divided with replicaDivisionPreference Aggregated, "
-                     "or Weighted with a weightPreference.dynamicWeight");
-  }
-}
-
-// V-P3 / V-P6 / V-P10: field selector keys provider|region|zone, operators In|NotIn. Only the first
-// offending expression is reported, key before operator.
-void check_field_selector(Rule rule, const JsonValue& affinity, const FieldPath& affinity_path,
-                          ErrorList& errors) {
-  const JsonValue* exprs =
-      array_member(object_member(&affinity, "fieldSelector"), "matchExpressions");
-  if (exprs == nullptr) return;
-  const FieldPath selector = affinity_path.child("fieldSelector");
-  const FieldPath list = selector.child("matchExpressions");
-  for (SizeType k = 0; k < exprs->Size(); ++k) {
-    const JsonValue& e = (*exprs)[k];
-    const FieldPath expr = list.index(k);
-    const std::optional<std::string_view> key = string_member(&e, "key");
-    if (key && *key != "provider" && *key != "region" && *key != "zone") {
-      const FieldPath path = expr.child("key");
-      errors.not_supported(rule, path, *key, {"provider", "region", "zone"});
-      return;
-    }
-    const std::optional<std::string_view> op = string_member(&e, "operator");
-    if (op && *op != "In" && *op != "NotIn") {
-      const FieldPath path = expr.child("operator");
-      errors.not_supported(rule, path, *op, {"In", "NotIn"});
-      return;
-    }
-  }
-}
-
-// V-P4 / V-P8 / V-W1 / V-W2 / V-F5 / V-F6: a label key (qualified name), one error per problem.
-// An absent key is the schema's Required error, not checked here.
-void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,
-                     const FieldPath& obj_path, ErrorList& errors) {
-  const std::optional<std::string_view> value = string_member(&obj, key);
-  if (!value) return;
-  const NameProblems problems = check_qualified_name(*value);
-  if (problems.ok()) return;
-  const FieldPath path = obj_path.child(key);
-  for (std::string_view problem : problems) errors.invalid(rule, path, *value, problem);
-}
-
-// V-P7: an overflow list needs a non-empty inline affinity (`labelSelector: {}` counts as set,
-// `clusterNames: []` does not).
-bool affinity_is_empty(const JsonValue& term) {
-  return object_member(&term, "labelSelector") == nullptr &&
-         object_member(&term, "fieldSelector") == nullptr &&
-         array_size(&term, "clusterNames") == 0 && array_size(&term, "exclude") == 0;
-}
-
-// V-P7 … V-P10 for the overflow list of term i.
-void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path,
-                               ErrorList& errors) {
-  const JsonValue* overflows = array_member(&term, "overflowAffinities");
-  if (overflows == nullptr) return;
-  const FieldPath list = term_path.child("overflowAffinities");
-  if (affinity_is_empty(term)) {
-    errors.forbidden(Rule::kVP7, list,
-                     "needs the term's own cluster affinity (labelSelector, fieldSelector, "
-                     "clusterNames or exclude) to overflow from");
-  }
-  // V-P9: names are unique within the term, the term's own name included.
-  SeenSet names;
-  if (const std::optional<std::string_view> primary = string_member(&term, "affinityName")) {
-    names.record(*primary, overflows->Size());
-  }
-  for (SizeType j = 0; j < overflows->Size(); ++j) {
-    const JsonValue& o = (*overflows)[j];
-    if (!o.IsObject()) continue;
-    const FieldPath item = list.index(j);
-    check_label_key(Rule::kVP8, o, "affinityName", item, errors);
-    if (const std::optional<std::string_view> name = string_member(&o, "affinityName");
-        name && names.record(*name, j).repeated()) {
-      const FieldPath path = item.child("affinityName");
-      errors.duplicate(Rule::kVP9, path, *name);
-    }
-    check_field_selector(Rule::kVP10, o, item, errors);
-  }
-}
-
-// V-P4, V-P5, V-P6, then the overflow rules, term by term.
-void check_affinity_terms(const JsonValue* terms, const FieldPath& terms_path, ErrorList& errors) {
-  if (terms == nullptr) return;
-  SeenSet names;
-  for (SizeType i = 0; i < terms->Size(); ++i) {
-    const JsonValue& term = (*terms)[i];
-    if (!term.IsObject()) continue;
-    const FieldPath item = terms_path.index(i);
-    check_label_key(Rule::kVP4, term, "affinityName", item, errors);
-    // V-P5 / D-P2: each repeat of an earlier name, exact and case-sensitive.
-    if (const std::optional<std::string_view> name = string_member(&term, "affinityName");
-        name && names.record(*name, i).repeated()) {
-      const FieldPath path = item.child("affinityName");
-      errors.duplicate(Rule::kVP5, path, *name);
-    }
-    check_field_selector(Rule::kVP6, term, item, errors);
-    check_overflow_affinities(term, item, errors);
-  }
-}
-
-// V-S2 … V-S7.
-void check_spread_constraints(const JsonValue& placement, const FieldPath& placement_path,
-                              ErrorList& errors) {
-  const JsonValue* list = array_member(&placement, "spreadConstraints");
-  if (list == nullptr) return;
-  const FieldPath list_path = placement_path.child("spreadConstraints");
-  bool by_field = false;
-  bool by_cluster = false;
-  SeenSet fields;
-  for (SizeType i = 0; i < list->Size(); ++i) {
-    const JsonValue& c = (*list)[i];
-    if (!c.IsObject()) continue;
-    const FieldPath item = list_path.index(i);
-    const std::string_view field = string_or_empty(&c, "spreadByField");
-    const std::int64_t min_groups = int_member(&c, "minGroups").value_or(0);
-    const std::int64_t max_groups = int_member(&c, "maxGroups").value_or(0);
-    if (!field.empty() && !string_or_empty(&c, "spreadByLabel").empty()) {  // V-S2
-      const FieldPath path = item.child("spreadByLabel");
-      errors.forbidden(Rule::kVS2, path, "may not be set together with spreadByField");
-    }
-    const FieldPath min_path = item.child("minGroups");
-    const FieldPath max_path = item.child("maxGroups");
-    if (min_groups < 0) {  // V-S3
-      errors.invalid(Rule::kVS3, min_path, static_cast<long long>(min_groups),
-                     "must be greater than or equal to 0");
-    }
-    if (max_groups < 0) {  // V-S4
-      errors.invalid(Rule::kVS4, max_path, static_cast<long long>(max_groups),
-                     "must be greater than or equal to 0");
-    }
-    if (max_groups > 0 && max_groups < min_groups) {  // V-S5 (maxGroups 0 means unset)
-      errors.invalid(Rule::kVS5, max_path, static_cast<long long>(max_groups),
-                     "must be greater than or equal to minGroups");
-    }
-    if (!field.empty()) {  // V-S6: once per value, at its second occurrence
-      by_field = true;
-      by_cluster = by_cluster || field == "cluster";
-      if (fields.record(field, i).before == 1) {
-        const FieldPath path = item.child("spreadByField");
-        errors.duplicate(Rule::kVS6, path, field);
-      }
-    }
-  }
-  if (by_field && !by_cluster) {  // V-S7
-    errors.required(Rule::kVS7, list_path,
-                    "a constraint with spreadByField \"cluster\" is required when spreading by "
-                    "field");
-  }
-}
-
-// V-W1, V-W2, V-W3.
-void check_workload_affinity(const JsonValue& placement, const FieldPath& placement_path,
-                             ErrorList& errors) {
-  const JsonValue* wa = object_member(&placement, "workloadAffinity");
-  if (wa == nullptr) return;
-  const FieldPath wa_path = placement_path.child("workloadAffinity");
-  const FieldPath affinity_path = wa_path.child("affinity");
-  const FieldPath anti_path = wa_path.child("antiAffinity");
-  const JsonValue* affinity = object_member(wa, "affinity");
-  const JsonValue* anti = object_member(wa, "antiAffinity");
-  if (affinity != nullptr) {
-    check_label_key(Rule::kVW1, *affinity, "groupByLabelKey", affinity_path, errors);
-  }
-  if (anti != nullptr) check_label_key(Rule::kVW2, *anti, "groupByLabelKey", anti_path, errors);
-  if (affinity == nullptr || anti == nullptr) return;
-  const std::optional<std::string_view> key = string_member(affinity, "groupByLabelKey");
-  const std::optional<std::string_view> anti_key = string_member(anti, "groupByLabelKey");
-  if (key && anti_key && *key == *anti_key) {
-    const FieldPath path = anti_path.child("groupByLabelKey");
-    errors.invalid(Rule::kVW3, path, *anti_key, "must differ from affinity.groupByLabelKey");
-  }
-}
-
-// V-T1: only Lt and Gt are refused; nothing else about tolerations is checked.
-void check_cluster_tolerations(const JsonValue& placement, const FieldPath& placement_path,
-                               ErrorList& errors) {
-  const JsonValue* list = array_member(&placement, "clusterTolerations");
-  if (list == nullptr) return;
-  const FieldPath list_path = placement_path.child("clusterTolerations");
-  for (SizeType i = 0; i < list->Size(); ++i) {
-    const std::string_view op = string_or_empty(&(*list)[i], "operator");
-    if (op != "Lt" && op != "Gt") continue;
-    const FieldPath item = list_path.index(i);
-    const FieldPath path = item.child("operator");
-    errors.not_supported(Rule::kVT1, path, op, {"", "Exists", "Equal"});
-  }
-}
-
-void check_placement(const JsonValue& spec, const FieldPath& spec_path, ErrorList& errors) {
-  const JsonValue* placement = object_member(&spec, "placement");
-  if (placement == nullptr) return;
-  const FieldPath placement_path = spec_path.child("placement");
-  const FieldPath terms_path = placement_path.child("clusterAffinities");
-  const JsonValue* affinity = object_member(placement, "clusterAffinity");
-  const JsonValue* terms = array_member(placement, "clusterAffinities");
-  if (affinity != nullptr && terms != nullptr) {  // V-P1 / D-P1: `[]` counts as set
-    errors.forbidden(Rule::kVP1, terms_path, "may not be set together with spec.placement.clusterAffinity");
-  }
-  check_overflow_support(*placement, terms, terms_path, errors);  // V-P2
-  if (affinity != nullptr) {                                      // V-P3
-    const FieldPath affinity_path = placement_path.child("clusterAffinity");
-    check_field_selector(Rule::kVP3, *affinity, affinity_path, errors);
-  }
-  check_affinity_terms(terms, terms_path, errors);
-  check_spread_constraints(*placement, placement_path, errors);
-  check_workload_affinity(*placement, placement_path, errors);
-  check_cluster_tolerations(*placement, placement_path, errors);
-}
-
 // ---- failover ----
 
 // docs/rules.md principle 5: the design's names still work, with a warning naming the new spelling.
@@ -326,8 +94,8 @@ void warn_old_purge_mode(const JsonValue& failover_part, const FieldPath& part_p
 }
 
 // V-F5 / V-F6: state preservation alias names are label keys.
-void check_state_preservation(Rule rule, const JsonValue& failover_part,
-                              const FieldPath& part_path, ErrorList& errors) {
+void check_state_preservation(Rule rule, const JsonValue& failover_part, const FieldPath& part_path,
+                              ErrorList& errors) {
   const JsonValue* rules =
       array_member(object_member(&failover_part, "statePreservation"), "rules");
   if (rules == nullptr) return;
@@ -358,7 +126,8 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
       t && *t < 0) {
     const FieldPath dc = app_path.child("decisionConditions");
     const FieldPath path = dc.child("tolerationSeconds");
-    errors.invalid(Rule::kVF1, path, static_cast<long long>(*t), "must be greater than or equal to 0");
+    errors.invalid(Rule::kVF1, path, static_cast<long long>(*t),
+                   "must be greater than or equal to 0");
   }
   // V-F2, V-F3, V-F4 / D-F1: a grace period belongs to graceful purging, and is positive.
   const std::string_view mode = string_or_empty(&app, "purgeMode");
@@ -373,21 +142,24 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
     errors.required(Rule::kVF3, grace_path, "must be set when purgeMode is " + std::string(mode));
   }
   if (grace && *grace <= 0) {
-    errors.invalid(Rule::kVF4, grace_path, static_cast<long long>(*grace), "must be greater than 0");
+    errors.invalid(Rule::kVF4, grace_path, static_cast<long long>(*grace),
+                   "must be greater than 0");
   }
   check_state_preservation(Rule::kVF5, app, app_path, errors);
   // D-F3: the design's fields, checked when present.
   if (const std::optional<std::int64_t> block = int_member(&app, "blockPredecessorSeconds");
       block && *block < 0) {
     const FieldPath path = app_path.child("blockPredecessorSeconds");
-    errors.invalid(Rule::kDF3, path, static_cast<long long>(*block), "must be greater than or equal to 0");
+    errors.invalid(Rule::kDF3, path, static_cast<long long>(*block),
+                   "must be greater than or equal to 0");
   }
   if (const JsonValue* pre = object_member(&app, "preConditions")) {
     const FieldPath pre_path = app_path.child("preConditions");
     if (const std::optional<std::int64_t> delay = int_member(pre, "delaySeconds");
         delay && *delay < 0) {
       const FieldPath path = pre_path.child("delaySeconds");
-      errors.invalid(Rule::kDF3, path, static_cast<long long>(*delay), "must be greater than or equal to 0");
+      errors.invalid(Rule::kDF3, path, static_cast<long long>(*delay),
+                     "must be greater than or equal to 0");
     }
     if (const std::optional<std::string_view> state = string_member(pre, "healthyState");
         state && *state != "Healthy") {
@@ -419,7 +191,8 @@ struct KnownKind {
   std::string_view group;
   std::string_view kind;
 };
-// D-R2: namespaced kinds a cluster-wide preempting policy must pin to a namespace (docs/rules.md D-R2, seed 004).
+// D-R2: namespaced kinds a cluster-wide preempting policy must pin to a namespace (docs/rules.md
+// D-R2, seed 004).
 constexpr std::array<KnownKind, 18> kNamespacedKinds = {{
     {"apps", "Deployment"},
     {"apps", "StatefulSet"},
@@ -497,7 +270,8 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
     if (!string_or_empty(&(*selectors)[i], "name").empty()) continue;
     const FieldPath item = list.index(i);
     const FieldPath path = item.child("name");
-    result.errors.required(Rule::kVR1, path, "a selector must name its resource when preemption is Always");
+    result.errors.required(Rule::kVR1, path,
+                           "a selector must name its resource when preemption is Always");
   }
   if (!kind.cluster_scoped) return;
   // D-R2: a CPP that preempts must pin namespaced resources to a namespace.
@@ -534,7 +308,8 @@ void check_suspension(const JsonValue& spec, const FieldPath& spec_path, ErrorLi
   if (array_size(object_member(suspension, "dispatchingOnClusters"), "clusterNames") == 0) return;
   const FieldPath suspension_path = spec_path.child("suspension");
   const FieldPath path = suspension_path.child("dispatchingOnClusters");
-  errors.forbidden(Rule::kVX1, path, "may not name clusters while dispatching is true (which suspends all)");
+  errors.forbidden(Rule::kVX1, path,
+                   "may not name clusters while dispatching is true (which suspends all)");
 }
 
 void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
@@ -554,7 +329,7 @@ void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
   }
   const JsonValue& spec = *spec_member;
   schema::check_object(propagation_policy_schema(), spec, spec_path, errors);  // SC-1 … SC-6
-  check_placement(spec, spec_path, errors);
+  check_policy_placement(spec, spec_path, errors);
   check_propagate_deps(spec, spec_path, errors);  // V-F0 / D-F4
   check_failover(spec, spec_path, result);
   check_resource_selectors(spec, spec_path, request, kind, result);  // V-S1, V-R1, D-R2

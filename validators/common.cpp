@@ -1,0 +1,139 @@
+#include "validators/common.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <string>
+
+#include "api/object.hpp"
+#include "util/names.hpp"
+
+namespace kpw {
+namespace {
+
+bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+// A map entry's value that must be a string: true when it is one; an Invalid error when it is
+// neither a string nor null (a null entry is dropped by the API server).
+bool string_entry(Rule rule, const JsonValue& value, const FieldPath& entry, bool& ok,
+                  ErrorList& errors) {
+  if (value.IsString()) return true;
+  if (!value.IsNull()) {
+    errors.invalid(rule, entry, value, "must be of type string");
+    ok = false;
+  }
+  return false;
+}
+
+}  // namespace
+
+void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
+                                  const FieldPath& affinity_path, ErrorList& errors) {
+  const JsonValue* exprs =
+      array_member(object_member(&affinity, "fieldSelector"), "matchExpressions");
+  if (exprs == nullptr) return;
+  const FieldPath selector = affinity_path.child("fieldSelector");
+  const FieldPath list = selector.child("matchExpressions");
+  for (rapidjson::SizeType k = 0; k < exprs->Size(); ++k) {
+    const JsonValue& e = (*exprs)[k];
+    const FieldPath expr = list.index(k);
+    const std::optional<std::string_view> key = string_member(&e, "key");
+    if (key && *key != "provider" && *key != "region" && *key != "zone") {
+      const FieldPath path = expr.child("key");
+      errors.not_supported(rule, path, *key, {"provider", "region", "zone"});
+      return;
+    }
+    const std::optional<std::string_view> op = string_member(&e, "operator");
+    if (op && *op != "In" && *op != "NotIn") {
+      const FieldPath path = expr.child("operator");
+      errors.not_supported(rule, path, *op, {"In", "NotIn"});
+      return;
+    }
+  }
+}
+
+void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,
+                     const FieldPath& obj_path, ErrorList& errors) {
+  const std::optional<std::string_view> value = string_member(&obj, key);
+  if (!value) return;
+  const NameProblems problems = check_qualified_name(*value);
+  if (problems.ok()) return;
+  const FieldPath path = obj_path.child(key);
+  for (std::string_view problem : problems) errors.invalid(rule, path, *value, problem);
+}
+
+bool check_label_map(Rule rule, const JsonValue& labels, const FieldPath& path, ErrorList& errors) {
+  bool ok = true;
+  for (auto it = labels.MemberBegin(); it != labels.MemberEnd(); ++it) {
+    const std::string_view key = view(it->name);
+    const FieldPath entry = path.key(key);
+    for (std::string_view problem : check_qualified_name(key)) {
+      errors.invalid(rule, entry, key, problem);
+      ok = false;
+    }
+    if (!string_entry(rule, it->value, entry, ok, errors)) continue;
+    const std::string_view value = view(it->value);
+    for (std::string_view problem : check_label_value(value)) {
+      errors.invalid(rule, entry, value, problem);
+      ok = false;
+    }
+  }
+  return ok;
+}
+
+bool check_annotation_map(Rule rule, const JsonValue& annotations, const FieldPath& path,
+                          ErrorList& errors) {
+  bool ok = true;
+  std::size_t total = 0;
+  std::string lowered;  // reused; only for keys with an upper-case letter
+  for (auto it = annotations.MemberBegin(); it != annotations.MemberEnd(); ++it) {
+    const std::string_view key = view(it->name);
+    total += key.size();
+    std::string_view checked = key;
+    if (std::any_of(key.begin(), key.end(), is_upper)) {
+      lowered.assign(key);
+      for (char& c : lowered) c = is_upper(c) ? static_cast<char>(c - 'A' + 'a') : c;
+      checked = lowered;
+    }
+    const FieldPath entry = path.key(key);
+    for (std::string_view problem : check_qualified_name(checked)) {
+      errors.invalid(rule, entry, key, problem);
+      ok = false;
+    }
+    if (string_entry(rule, it->value, entry, ok, errors)) total += it->value.GetStringLength();
+  }
+  if (total > kMaxAnnotationBytes) {
+    errors.invalid(rule, path, static_cast<long long>(total), "may not be more than 262144 bytes");
+    ok = false;
+  }
+  return ok;
+}
+
+bool check_json_pointer(Rule rule, std::string_view pointer, const FieldPath& path,
+                        ErrorList& errors) {
+  if (pointer.empty() || pointer.front() == '/') return true;
+  errors.invalid(rule, path, pointer, "JSON pointer must be empty or start with a \"/\"");
+  return false;
+}
+
+bool Duplicates::check(std::string_view value, std::size_t index, const FieldPath& path,
+                       ErrorList& errors) {
+  const SeenSet::Seen seen = seen_.record(value, index);
+  if (!seen.repeated()) return false;
+  if (report_ == Report::kEveryRepeat || seen.before == 1) errors.duplicate(rule_, path, value);
+  return true;
+}
+
+void check_unique_member(Rule rule, const JsonValue& list, std::string_view key,
+                         const FieldPath& list_path, ErrorList& errors) {
+  if (!list.IsArray()) return;
+  Duplicates duplicates(rule);
+  for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
+    const std::optional<std::string_view> value = string_member(&list[i], key);
+    if (!value) continue;
+    const FieldPath item = list_path.index(i);
+    const FieldPath path = item.child(key);
+    duplicates.check(*value, i, path, errors);
+  }
+}
+
+}  // namespace kpw
