@@ -18,16 +18,15 @@ void check_namespace_field(Rule rule, const JsonValue& obj, const FieldPath& pat
   std::string_view ns = string_or_empty(&obj, "namespace");
   if (ns.empty()) return;
   const FieldPath ns_path = path.child("namespace");
-  for (std::string_view problem : check_dns1123_label(ns)) errors.invalid(rule, ns_path, ns, problem);
+  for (std::string_view problem : check_dns1123_label(ns))
+    errors.invalid(rule, ns_path, ns, problem);
 }
 
 void check_object_reference(Rule rule, Rule namespace_rule, const JsonValue& ref,
                             const FieldPath& path, ErrorList& errors) {
-  bool typed = true;
-  for (std::string_view key : {"apiVersion", "kind", "name", "namespace"}) {
-    typed = has_json_kind(rule, &ref, key, JsonKind::kString, path, errors) && typed;
+  if (!schema::check_fields(schema::Rules::all(rule), kObjectReferenceFields, ref, path, errors)) {
+    return;
   }
-  if (!typed) return;
   const std::string_view api_version = string_or_empty(&ref, "apiVersion");
   const std::string_view kind = string_or_empty(&ref, "kind");
   const FieldPath api_version_path = path.child("apiVersion");
@@ -49,37 +48,6 @@ void check_object_reference(Rule rule, Rule namespace_rule, const JsonValue& ref
     errors.required(rule, name_path, "the target's name");
   }
   check_namespace_field(namespace_rule, ref, path, errors);
-}
-
-bool has_json_kind(Rule rule, const JsonValue& value, JsonKind kind, const FieldPath& path,
-                   ErrorList& errors) {
-  switch (kind) {
-    case JsonKind::kObject:
-      if (value.IsObject()) return true;
-      errors.invalid(rule, path, value, "must be of type object");
-      return false;
-    case JsonKind::kArray:
-      if (value.IsArray()) return true;
-      errors.invalid(rule, path, value, "must be of type array");
-      return false;
-    case JsonKind::kInteger:
-      if (value.IsInt64()) return true;
-      errors.invalid(rule, path, value, "must be of type integer");
-      return false;
-    case JsonKind::kString:
-      if (value.IsString()) return true;
-      errors.invalid(rule, path, value, "must be of type string");
-      return false;
-  }
-  return false;
-}
-
-bool has_json_kind(Rule rule, const JsonValue* obj, std::string_view key, JsonKind kind,
-                   const FieldPath& obj_path, ErrorList& errors) {
-  const JsonValue* value = member(obj, key);
-  if (value == nullptr) return true;
-  const FieldPath path = obj_path.child(key);
-  return has_json_kind(rule, *value, kind, path, errors);
 }
 
 std::uint64_t hash_object_reference(const JsonValue& ref) {

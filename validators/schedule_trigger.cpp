@@ -1,16 +1,51 @@
-// ScheduleTrigger rules (docs/rules.md "ScheduleTrigger", seed 001). The kind exists only in the design
-// document; the project ships its CRD (manifests/).
+// ScheduleTrigger rules (docs/rules.md "ScheduleTrigger", seed 001). The kind exists only in the
+// design document; the project ships its CRD (manifests/).
 #include "validators/schedule_trigger.hpp"
 
+#include <array>
 #include <string>
 
 #include "api/object.hpp"
 #include "util/names.hpp"
 #include "util/seen_set.hpp"
 #include "validators/object_reference.hpp"
+#include "validators/schema.hpp"
 
 namespace kpw {
 namespace {
+
+using schema::Node;
+using schema::Type;
+
+// The schema, each part with its rule: spec and its two target lists S-1, a resource target S-2,
+// a policy target S-3, the intervals S-4. The validator walks it one field at a time,
+// interleaving its own rules (docs/rules.md).
+constexpr schema::Rules kS1 = schema::Rules::all(Rule::kS1);
+constexpr schema::Rules kS2 = schema::Rules::all(Rule::kS2);
+constexpr schema::Rules kS3 = schema::Rules::all(Rule::kS3);
+constexpr schema::Rules kS4 = schema::Rules::all(Rule::kS4);
+
+constexpr Node kPolicyName{.name = "name"};
+constexpr Node kPolicyNamespace{.name = "namespace"};
+constexpr std::array kPolicyTargetFields = {kPolicyName, kPolicyNamespace};
+constexpr Node kTargetRefPolicy{.name = "targetRefPolicy",
+                                .type = Type::kArray,
+                                .fields = kPolicyTargetFields,
+                                .rules = &kS1,
+                                .item_rules = &kS3};
+constexpr Node kTargetRefResource{.name = "targetRefResource",
+                                  .type = Type::kArray,
+                                  .fields = kObjectReferenceFields,
+                                  .rules = &kS1,
+                                  .item_rules = &kS2};
+constexpr Node kRetryAfterSeconds{
+    .name = "retryAfterSeconds", .type = Type::kInteger, .minimum = 0, .rules = &kS4};
+constexpr Node kAutoCleanAfterMinutes{
+    .name = "autoCleanAfterMinutes", .type = Type::kInteger, .minimum = 0, .rules = &kS4};
+constexpr std::array kSpecFields = {kTargetRefPolicy, kTargetRefResource, kRetryAfterSeconds,
+                                    kAutoCleanAfterMinutes};
+constexpr Node kSpec{.name = "spec", .type = Type::kObject, .fields = kSpecFields, .rules = &kS1};
+static_assert(schema::fits_a_mask(kSpecFields));
 
 bool same_policy_reference(const JsonValue& a, const JsonValue& b) {
   return string_or_empty(&a, "name") == string_or_empty(&b, "name") &&
@@ -45,7 +80,7 @@ void check_resource_targets(const JsonValue* targets, const FieldPath& list,
   for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
-    if (!has_json_kind(Rule::kS2, t, JsonKind::kObject, item, result.errors)) continue;
+    if (!schema::check_element(kS1, kTargetRefResource, t, item, result.errors)) continue;
     check_object_reference(Rule::kS2, Rule::kS2, t, item, result.errors);
     warn_duplicate(*targets, i, item, "targetRefResource", hash_object_reference,
                    same_object_reference, seen, result);
@@ -59,9 +94,10 @@ void check_policy_targets(const JsonValue* targets, const FieldPath& list,
   for (rapidjson::SizeType i = 0; i < targets->Size(); ++i) {
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
-    if (!has_json_kind(Rule::kS3, t, JsonKind::kObject, item, result.errors)) continue;
-    if (!has_json_kind(Rule::kS3, &t, "name", JsonKind::kString, item, result.errors) ||
-        !has_json_kind(Rule::kS3, &t, "namespace", JsonKind::kString, item, result.errors)) {
+    if (!schema::check_element(kS1, kTargetRefPolicy, t, item, result.errors)) continue;
+    // Strings, the name first: a wrong name type is the one error.
+    if (!schema::check_field(kS3, kPolicyName, &t, item, result.errors) ||
+        !schema::check_field(kS3, kPolicyNamespace, &t, item, result.errors)) {
       continue;
     }
     const FieldPath name_path = item.child("name");
@@ -80,16 +116,10 @@ void check_policy_targets(const JsonValue* targets, const FieldPath& list,
   }
 }
 
-// S-4: intervals cannot be negative (0 means "retry at once" / "never clean up").
+// S-4: intervals are integers and cannot be negative (0 means "retry at once" / "never clean up").
 void check_intervals(const JsonValue* spec, const FieldPath& spec_path, ErrorList& errors) {
-  for (std::string_view key : {"retryAfterSeconds", "autoCleanAfterMinutes"}) {
-    if (!has_json_kind(Rule::kS4, spec, key, JsonKind::kInteger, spec_path, errors)) continue;
-    std::optional<std::int64_t> v = int_member(spec, key);
-    if (v && *v < 0) {
-      errors.invalid(Rule::kS4, spec_path.child(key), static_cast<long long>(*v),
-                     "must be greater than or equal to 0");
-    }
-  }
+  schema::check_field(kS1, kRetryAfterSeconds, spec, spec_path, errors);
+  schema::check_field(kS1, kAutoCleanAfterMinutes, spec, spec_path, errors);
 }
 
 // S-5: the phase, when present, is one the controller writes.
@@ -107,18 +137,20 @@ void check_phase(const JsonValue* object, ErrorList& errors) {
 }  // namespace
 
 void validate_schedule_trigger(const AdmissionRequest& request, AdmissionResult& result) {
+  // S-1: spec (when present) is an object, and its target lists arrays.
+  if (!schema::check_root_field(kS1, kSpec, request.object, result.errors)) return;
   const FieldPath spec_path = FieldPath::root("spec");
   const JsonValue* spec = member(request.object, "spec");
-  if (spec != nullptr && !has_json_kind(Rule::kS1, *spec, JsonKind::kObject, spec_path, result.errors)) return;
-  if (!has_json_kind(Rule::kS1, spec, "targetRefResource", JsonKind::kArray, spec_path, result.errors) ||
-      !has_json_kind(Rule::kS1, spec, "targetRefPolicy", JsonKind::kArray, spec_path, result.errors)) {
+  if (!schema::check_field(kS1, kTargetRefResource, spec, spec_path, result.errors) ||
+      !schema::check_field(kS1, kTargetRefPolicy, spec, spec_path, result.errors)) {
     return;
   }
   const JsonValue* resources = array_member(spec, "targetRefResource");
   const JsonValue* policies = array_member(spec, "targetRefPolicy");
   // S-1: something to trigger.
   if ((resources == nullptr || resources->Empty()) && (policies == nullptr || policies->Empty())) {
-    result.errors.required(Rule::kS1, spec_path, "at least one entry in targetRefPolicy or targetRefResource");
+    result.errors.required(Rule::kS1, spec_path,
+                           "at least one entry in targetRefPolicy or targetRefResource");
   }
   if (policies != nullptr) {
     const FieldPath list = spec_path.child("targetRefPolicy");

@@ -307,6 +307,18 @@ bool check_field(const Rules& rules, const Node& row, const JsonValue* obj,
   return check_value(rules, row, *value, path, errors);
 }
 
+bool check_root_field(const Rules& rules, const Node& row, const JsonValue* object,
+                      ErrorList& errors) {
+  const FieldPath path = FieldPath::root(row.name);
+  const JsonValue* value = member(object, row.name);
+  if (value == nullptr) {
+    if (!row.required) return true;
+    errors.required(own_rules(row, rules).required, path, row.required_detail);
+    return false;
+  }
+  return check_value(rules, row, *value, path, errors);
+}
+
 bool check_fields(const Rules& rules, std::span<const Node> fields, const JsonValue& obj,
                   const FieldPath& path, ErrorList& errors) {
   bool ok = true;

@@ -108,6 +108,9 @@ bool check_value(const Rules& rules, const Node& row, const JsonValue& value, co
 // `row.required` and it is absent, else as check_value.
 bool check_field(const Rules& rules, const Node& row, const JsonValue* obj,
                  const FieldPath& obj_path, ErrorList& errors);
+// The same for a member of the object under review itself (`spec`, whose path is a root).
+bool check_root_field(const Rules& rules, const Node& row, const JsonValue* object,
+                      ErrorList& errors);
 // Every row of `fields` in table order, as check_field (all of them, not stopping at the first
 // error). False when it reported anything.
 bool check_fields(const Rules& rules, std::span<const Node> fields, const JsonValue& obj,
