@@ -1,6 +1,6 @@
 // Validation of PropagationPolicy and ClusterPropagationPolicy (policy.karmada.io/v1alpha1):
 // upstream rules V-… (docs/compatibility.md), schema rules SC-… and the design rules D-…
-// of the README. docs/compatibility.md lists the path and type we report for each.
+// of docs/rules.md. docs/compatibility.md lists the path and type we report for each.
 #pragma once
 
 #include "admission/review.hpp"

@@ -1,4 +1,4 @@
-// Validation of ScheduleTrigger (policy.karmada.io/v1alpha1): rules S-1…S-5 of the README.
+// Validation of ScheduleTrigger (policy.karmada.io/v1alpha1): rules S-1…S-5 of docs/rules.md.
 #pragma once
 
 #include "admission/review.hpp"

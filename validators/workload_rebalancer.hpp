@@ -1,4 +1,4 @@
-// Validation of WorkloadRebalancer (apps.karmada.io/v1alpha1): rules W-1…W-4 of the README.
+// Validation of WorkloadRebalancer (apps.karmada.io/v1alpha1): rules W-1…W-4 of docs/rules.md.
 #pragma once
 
 #include "admission/review.hpp"
