@@ -102,6 +102,10 @@ TEST_CASE("quantity: exponents") {
   CHECK(value_of("1e4294967296") == "1");
   CHECK(value_of("1e4294967299") == "1000");
   CHECK(value_of("1e9223372036854775807") == "0.1");  // 2^63 - 1 wraps to -1
+  // The exponent less the fraction digits wraps too: -2^31 - 1 is 2^31 - 1 ...
+  CHECK(value_of("1.5e-2147483648") == "15e+2147483647");
+  // ... and -2^31 itself, on Kubernetes' exact path, is read back as +2^31.
+  CHECK(value_of("0.5e2147483649") == "5e+2147483648");
 }
 
 TEST_CASE("quantity: finer than 10^-9 rounds away from zero") {
