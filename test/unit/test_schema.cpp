@@ -98,7 +98,7 @@ TEST_CASE("schema: a valid object has no error") {
             .empty());
 }
 
-TEST_CASE("schema: types (the type rule)") {
+TEST_CASE("SC-1 schema: types, and integers beyond their type's range") {
   CHECK(walk(R"({"name":1,"flag":"yes","labels":[],"items":{},"big":"1"})") ==
         Lines{R"(SC-1 spec.name: Invalid value: 1: must be of type string)",
               R"(SC-1 spec.flag: Invalid value: "yes": must be of type boolean)",
@@ -116,7 +116,7 @@ TEST_CASE("schema: types (the type rule)") {
         Lines{R"(SC-1 spec.labels[a]: Invalid value: 1: must be of type string)"});
 }
 
-TEST_CASE("schema: required fields come after the present ones, in table order") {
+TEST_CASE("SC-3 schema: required fields come after the present ones, in table order") {
   CHECK(walk(R"({"items":[{"count":1}],"colour":"green"})") ==
         Lines{R"(SC-3 spec.items[0].id: Required value)",
               R"(SC-4 spec.colour: Unsupported value: "green": supported values: "red", "blue")",
@@ -124,7 +124,7 @@ TEST_CASE("schema: required fields come after the present ones, in table order")
   CHECK(walk(R"({"name":null})") == Lines{R"(SC-3 spec.name: Required value)"});
 }
 
-TEST_CASE("schema: enums, lengths, minItems") {
+TEST_CASE("SC-4 SC-5 SC-2 schema: enums, lengths, minItems") {
   CHECK(walk(R"({"name":"a","colour":"Red","items":[]})") ==
         Lines{R"(SC-5 spec.name: Invalid value: "a": must be at least 2 characters long)",
               R"(SC-4 spec.colour: Unsupported value: "Red": supported values: "red", "blue")",
@@ -134,7 +134,7 @@ TEST_CASE("schema: enums, lengths, minItems") {
       Lines{R"(SC-5 spec.name: Invalid value: "abcdef": must be no more than 5 characters long)"});
 }
 
-TEST_CASE("schema: integer ranges, minimum and maximum") {
+TEST_CASE("SC-6 schema: integer ranges, minimum and maximum") {
   CHECK(walk(R"({"name":"abc","items":[{"id":"a","count":0},{"id":"b","count":11}],"loose":-1})") ==
         Lines{R"(SC-6 spec.items[0].count: Invalid value: 0: must be greater than or equal to 1)",
               R"(SC-6 spec.items[1].count: Invalid value: 11: must be less than or equal to 10)",
@@ -168,7 +168,7 @@ TEST_CASE("schema: maps of quantities") {
   CHECK_FALSE(kpw::schema::quantity_of(a[4]).ok());
 }
 
-TEST_CASE("schema: a row's rules, and an array's element rules, override the table's") {
+TEST_CASE("W-2 W-4 schema: a row's rules, and an array's element rules, override the table's") {
   CHECK(walk(R"({"name":"abc","ttl":-1,"owned":[1,{"count":0}]})") ==
         Lines{R"(W-4 spec.ttl: Invalid value: -1: must be greater than or equal to 0)",
               R"(W-2 spec.owned[0]: Invalid value: 1: must be of type object)",
@@ -215,7 +215,7 @@ TEST_CASE("schema: a required field's own detail") {
   CHECK(lines(errors) == Lines{"W-1 spec.workloads: Required value: at least one workload"});
 }
 
-TEST_CASE("schema: K-U1 unknown fields at every depth") {
+TEST_CASE("K-U1 schema: unknown fields at every depth") {
   Doc doc(R"({"name":"a","nope":1,"items":[{"id":"a","extra":{}},"x"],"labels":{"free":"x"}})");
   const FieldPath spec = FieldPath::root("spec");
   ErrorList errors;
