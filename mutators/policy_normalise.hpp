@@ -6,7 +6,7 @@
 #pragma once
 
 #include "admission/field_error.hpp"
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/json_patch.hpp"
 
 namespace kpw {

@@ -6,7 +6,7 @@
 #include <string_view>
 
 #include "admission/field_error.hpp"
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 

@@ -3,7 +3,7 @@
 #pragma once
 
 #include "admission/field_error.hpp"
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 

@@ -15,7 +15,7 @@
 #include <string>
 #include <vector>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 
 namespace {
 

@@ -11,7 +11,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "../unit/patch_apply.hpp"

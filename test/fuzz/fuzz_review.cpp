@@ -9,7 +9,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/registry.hpp"
 #include "admission/service.hpp"
 

@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
 #include "patch_apply.hpp"

@@ -8,7 +8,7 @@
 #include <string>
 
 #include "admission/field_error.hpp"
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/service.hpp"
 #include "admission/warnings.hpp"
 #include "util/seen_set.hpp"

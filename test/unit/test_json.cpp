@@ -7,8 +7,8 @@
 #include <string>
 #include <string_view>
 
-#include "admission/json.hpp"
-#include "admission/json_reader.hpp"
+#include "json/json.hpp"
+#include "json/json_reader.hpp"
 
 using kpw::JsonArena;
 

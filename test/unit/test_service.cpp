@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "admission/json.hpp"
+#include "json/json.hpp"
 #include "admission/registry.hpp"
 #include "admission/service.hpp"
 
