@@ -4,11 +4,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +14,7 @@
 #include "admission/service.hpp"
 #include "check/check.hpp"
 #include "server/server.hpp"
+#include "util/file.hpp"
 #include "util/log.hpp"
 
 namespace {
@@ -280,17 +278,7 @@ int serve(const ServeFlags& f) {
 int review(const ServeFlags& flags, const std::string& path, const std::string& file) {
   if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
   std::string body;
-  if (file.empty() || file == "-") {
-    std::ostringstream in;
-    in << std::cin.rdbuf();
-    body = std::move(in).str();
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return usage_error("cannot read " + file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    body = std::move(text).str();
-  }
+  if (!kpw::read_file(file.empty() ? "-" : file, body)) return usage_error("cannot read " + file);
   kpw::HttpAnswer answer;
   if (body.size() > kpw::kDefaultMaxRequestBytes) {
     kpw::answer_too_large(kpw::kDefaultMaxRequestBytes, answer);

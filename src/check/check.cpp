@@ -6,11 +6,8 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <fstream>
-#include <iostream>
-#include <iterator>
 #include <optional>
-#include <sstream>
+#include <ostream>
 
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
@@ -18,6 +15,7 @@
 #include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "check/source.hpp"
+#include "util/file.hpp"
 
 namespace kpw::check {
 namespace {
@@ -315,20 +313,6 @@ bool expand(const std::vector<std::string>& paths, std::vector<std::string>& fil
   return ok;
 }
 
-bool read_all(const std::string& file, std::string& text, std::ostream& err) {
-  if (file == "-") {
-    text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
-    return true;
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) {
-    err << file << ": cannot read\n";
-    return false;
-  }
-  text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return true;
-}
-
 // Reads and loads `file` into `loaded` inside the recovery boundary of a file, as judge_safely is
 // that of an object: anything thrown while reading or loading it (std::bad_alloc for a file too
 // large for the memory left) is one error for this file, and the other files are still judged.
@@ -336,7 +320,10 @@ bool read_and_load(const std::string& file, LoadedFile& loaded, std::ostream& er
   std::string what;
   try {
     std::string text;
-    if (!read_all(file, text, err)) return false;
+    if (!read_file(file, text)) {
+      err << (file == "-" ? "<stdin>" : file) << ": cannot read\n";
+      return false;
+    }
     loaded = load(text);
     return true;
   } catch (const std::exception& e) {
