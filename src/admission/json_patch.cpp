@@ -99,14 +99,6 @@ struct StringOutput {
   void Flush() {}
 };
 
-// The member named by `seg` in `obj` (any value, null included), or nullptr.
-const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
-  const JsonValue key(
-      rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
-  auto it = obj.FindMember(key);
-  return it == obj.MemberEnd() ? nullptr : &it->value;
-}
-
 }  // namespace
 
 void append_pointer_token(std::string& out, std::string_view token) {
@@ -374,10 +366,8 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
     JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size(); ++i) {
       if (segs[i].kind == FieldPath::Kind::kIndex || !cur->IsObject()) return;
-      const JsonValue key(rapidjson::StringRef(
-          segs[i].name.data(), static_cast<rapidjson::SizeType>(segs[i].name.size())));
-      auto it = cur->FindMember(key);
-      if (it == cur->MemberEnd()) {
+      JsonValue* next = find_member(*cur, segs[i].name);
+      if (next == nullptr) {
         JsonValue nested = nest(i + 1);
         cur->AddMember(JsonValue(segs[i].name.data(),
                                  static_cast<rapidjson::SizeType>(segs[i].name.size()), alloc),
@@ -385,14 +375,14 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
         return;
       }
       if (i + 1 == segs.size()) {
-        if (append && it->value.IsArray()) {
-          it->value.PushBack(value, alloc);
+        if (append && next->IsArray()) {
+          next->PushBack(value, alloc);
         } else {
-          it->value = nest(i + 1);
+          *next = nest(i + 1);
         }
         return;
       }
-      cur = &it->value;
+      cur = next;
     }
     return;
   }

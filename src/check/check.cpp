@@ -70,53 +70,43 @@ const Webhook* row_for(std::string_view group, std::string_view kind, bool mutat
 template <typename T>
 void default_member(JsonValue& obj, std::string_view key, T value, JsonAllocator& alloc) {
   if (!obj.IsObject()) return;
-  const JsonValue name(
-      rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
-  auto it = obj.FindMember(name);
+  JsonValue* existing = find_member(obj, key);
   JsonValue v;
   if constexpr (std::is_same_v<T, std::string_view>) {
     v.SetString(value.data(), static_cast<rapidjson::SizeType>(value.size()), alloc);
   } else {
     v = JsonValue(value);
   }
-  if (it == obj.MemberEnd()) {
+  if (existing == nullptr) {
     obj.AddMember(JsonValue(key.data(), static_cast<rapidjson::SizeType>(key.size()), alloc), v,
                   alloc);
-  } else if (it->value.IsNull()) {
-    it->value = v;
+  } else if (existing->IsNull()) {
+    *existing = v;
   }
-}
-
-JsonValue* object_at(JsonValue& obj, std::string_view key) {
-  if (!obj.IsObject()) return nullptr;
-  const JsonValue name(
-      rapidjson::StringRef(key.data(), static_cast<rapidjson::SizeType>(key.size())));
-  auto it = obj.FindMember(name);
-  return it != obj.MemberEnd() && it->value.IsObject() ? &it->value : nullptr;
 }
 
 // The defaults of the policy CRDs (docs/check.md, "What is judged"), applied inside objects that exist, as the API
 // server's structural defaulting does before any webhook runs.
 void apply_policy_crd_defaults(JsonValue& object, JsonAllocator& alloc) {
-  JsonValue* spec = object_at(object, "spec");
+  JsonValue* spec = object_member(&object, "spec");
   if (spec == nullptr) return;
   default_member(*spec, "priority", std::int64_t{0}, alloc);
   default_member(*spec, "preemption", std::string_view("Never"), alloc);
   default_member(*spec, "schedulerName", std::string_view("default-scheduler"), alloc);
   default_member(*spec, "conflictResolution", std::string_view("Abort"), alloc);
-  if (JsonValue* placement = object_at(*spec, "placement")) {
-    if (JsonValue* rs = object_at(*placement, "replicaScheduling")) {
+  if (JsonValue* placement = object_member(spec, "placement")) {
+    if (JsonValue* rs = object_member(placement, "replicaScheduling")) {
       default_member(*rs, "replicaSchedulingType", std::string_view("Divided"), alloc);
     }
   }
-  if (JsonValue* failover = object_at(*spec, "failover")) {
-    if (JsonValue* app = object_at(*failover, "application")) {
+  if (JsonValue* failover = object_member(spec, "failover")) {
+    if (JsonValue* app = object_member(failover, "application")) {
       default_member(*app, "purgeMode", std::string_view("Gracefully"), alloc);
-      if (JsonValue* dc = object_at(*app, "decisionConditions")) {
+      if (JsonValue* dc = object_member(app, "decisionConditions")) {
         default_member(*dc, "tolerationSeconds", std::int64_t{300}, alloc);
       }
     }
-    if (JsonValue* cluster = object_at(*failover, "cluster")) {
+    if (JsonValue* cluster = object_member(failover, "cluster")) {
       default_member(*cluster, "purgeMode", std::string_view("Gracefully"), alloc);
     }
   }
@@ -191,7 +181,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
     j.ns = text_of(metadata, "namespace");
     if (j.ns.empty()) {
       j.ns = options.default_namespace;
-      if (JsonValue* md = object_at(obj, "metadata")) {
+      if (JsonValue* md = object_member(&obj, "metadata")) {
         default_member(*md, "namespace", std::string_view(j.ns), alloc);
       }
     }
