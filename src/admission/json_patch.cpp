@@ -1,14 +1,14 @@
 #include "admission/json_patch.hpp"
 
-#include <rapidjson/pointer.h>
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cstring>
 #include <string>
 #include <utility>
+
+#include "json/json_pointer.hpp"
 
 namespace kpw {
 namespace {
@@ -69,28 +69,6 @@ std::uint64_t hash_pointer(std::string_view pointer) {
   return hash;
 }
 
-// The first '~' or '/' (the bytes RFC 6901 escapes) in token[from..], or token.size().
-std::size_t next_escaped(std::string_view token, std::size_t from) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-  std::size_t i = from;
-  for (; i + 8 <= token.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, token.data() + i, 8);
-    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
-    // A zero byte of w ^ c is a byte equal to c. Borrows can flag a byte above a real match,
-    // never below one, so the lowest flagged byte is exact.
-    const std::uint64_t tilde = w ^ (kOnes * '~');
-    const std::uint64_t slash = w ^ (kOnes * '/');
-    const std::uint64_t hit = (((tilde - kOnes) & ~tilde) | ((slash - kOnes) & ~slash)) & kHighBits;
-    if (hit != 0) return i + (std::countr_zero(hit) >> 3);
-  }
-  for (; i < token.size(); ++i) {
-    if (token[i] == '~' || token[i] == '/') return i;
-  }
-  return token.size();
-}
-
 // A RapidJSON output stream appending to a std::string (no intermediate buffer).
 struct StringOutput {
   using Ch = char;
@@ -100,18 +78,6 @@ struct StringOutput {
 };
 
 }  // namespace
-
-void append_pointer_token(std::string& out, std::string_view token) {
-  // Runs without '~' or '/' are found eight bytes at a time and copied whole: byte by byte, this
-  // was a third of what a set costs.
-  std::size_t run = 0;
-  for (std::size_t i = next_escaped(token, 0); i < token.size(); i = next_escaped(token, i + 1)) {
-    out.append(token.data() + run, i - run);
-    out.append(token[i] == '~' ? "~0" : "~1", 2);
-    run = i + 1;
-  }
-  out.append(token.data() + run, token.size() - run);
-}
 
 void append_base64(std::string& out, std::string_view bytes) {
   static constexpr char kAlphabet[] =
@@ -497,20 +463,6 @@ void JsonPatch::remove(const FieldPath& path) {
     if (cur != nullptr && !cur->IsNull() && i + 1 < segs.size()) walked_to(cur);
   }
   if (cur != nullptr) add_op(OpKind::kRemove, segs.size(), false, JsonValue());
-}
-
-void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
-  for (const Op& op : ops()) {
-    if (!op.live) continue;
-    const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
-    if (!pointer.IsValid()) continue;
-    if (op.kind == OpKind::kRemove) {
-      pointer.Erase(object);
-      continue;
-    }
-    JsonValue copy(op.value, allocator);
-    pointer.Set(object, copy, allocator);  // "-" appends, as `add …/-` does
-  }
 }
 
 void JsonPatch::render(std::string& out) const {

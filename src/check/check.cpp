@@ -15,6 +15,7 @@
 #include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "check/source.hpp"
+#include "json/json_patch_apply.hpp"
 #include "util/file.hpp"
 
 namespace kpw::check {
@@ -209,7 +210,16 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
       j.verdict = Verdict::kInvalid;
       return j;
     }
-    mutation.patch.apply_to(obj, alloc);
+    // Stored as the API server stores it: the patch as the webhook answers it, applied strictly.
+    std::string ops;
+    mutation.patch.render(ops);
+    if (const auto problem = apply_json_patch(obj, ops, alloc)) {
+      j.errors.push_back(Problem{src.start, "",
+                                 "internal error: the webhook's JSON Patch does not apply: " +
+                                     *problem});
+      j.verdict = Verdict::kInvalid;
+      return j;
+    }
     // The API server defaults again after every mutating webhook.
     if (j.kind == karmada::kPropagationPolicy || j.kind == karmada::kClusterPropagationPolicy) {
       apply_policy_crd_defaults(obj, alloc);

@@ -73,7 +73,6 @@ class JsonArena {
   JsonParseResult parse_in_place(std::string& text);
 
   JsonDocument& document() { return document_; }
-  JsonAllocator& allocator() { return allocator_; }
   // Drops the document and gives back every chunk beyond the first (after a large review, so a
   // thread does not hold its memory until the next one).
   void release();
