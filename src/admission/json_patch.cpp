@@ -79,29 +79,6 @@ struct StringOutput {
 
 }  // namespace
 
-void append_base64(std::string& out, std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                 (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                 static_cast<unsigned char>(bytes[i + 2]);
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(kAlphabet[(n >> 6) & 63]);
-    out.push_back(kAlphabet[n & 63]);
-  }
-  std::size_t rest = bytes.size() - i;
-  if (rest == 0) return;
-  unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-  if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-  out.push_back(kAlphabet[(n >> 18) & 63]);
-  out.push_back(kAlphabet[(n >> 12) & 63]);
-  out.push_back(rest == 2 ? kAlphabet[(n >> 6) & 63] : '=');
-  out.push_back('=');
-}
-
 JsonPatch::JsonPatch(std::size_t max_bytes)
     : allocator_(chunk_, sizeof(chunk_)), max_bytes_(max_bytes) {}
 

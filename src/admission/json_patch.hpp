@@ -163,7 +163,4 @@ class JsonPatch {
   std::size_t hashed_ = 0;  // prefixes_[0, hashed_] have their hash
 };
 
-// Standard base64 (RFC 4648, with padding), as `response.patch` carries it.
-void append_base64(std::string& out, std::string_view bytes);
-
 }  // namespace kpw

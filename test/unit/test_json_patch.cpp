@@ -12,6 +12,7 @@
 #include "json/json_patch_apply.hpp"
 #include "json/json_pointer.hpp"
 #include "json_access.hpp"
+#include "util/base64.hpp"
 
 using kpw::FieldPath;
 using kpw::JsonArena;
@@ -153,6 +154,16 @@ TEST_CASE("patch: base64 per RFC 4648") {
   out += '|';
   kpw::append_base64(out, "foobar");
   CHECK(out == "Zg==|Zm8=|Zm9v|Zm9vYmFy");
+  out = "kept:";
+  kpw::append_base64(out, std::string_view("\xff\xfe\x00\x3e\x3f", 5));
+  CHECK(out == "kept://4APj8=");
+  std::string all;
+  for (int i = 0; i < 256; ++i) all += static_cast<char>(i);
+  out.clear();
+  kpw::append_base64(out, all);
+  CHECK(out.size() == 344);
+  CHECK(out.substr(0, 8) == "AAECAwQF");
+  CHECK(out.substr(336) == "/P3+/w==");
 }
 
 TEST_CASE("patch: remove what is there / nothing for what is absent") {
