@@ -4,21 +4,20 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iostream>
-#include <iterator>
 #include <optional>
-#include <sstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "admission/review.hpp"
 #include "admission/service.hpp"
+#include "api/karmada.hpp"
 #include "check/check.hpp"
 #include "kinds/kinds.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
+#include "util/file.hpp"
 #include "util/log.hpp"
 
 namespace {
@@ -60,68 +59,6 @@ struct ServeFlags {
   std::optional<long long> default_rebalancer_ttl_seconds;
 };
 
-void add_serve_flags(CLI::App& app, ServeFlags& f) {
-  app.add_option("--bind-address", f.bind_address, "IP address to listen on")
-      ->capture_default_str();
-  app.add_option("--secure-port", f.secure_port, "HTTPS port")->capture_default_str();
-  app.add_option("--cert-dir", f.cert_dir, "directory holding the serving certificate and key")
-      ->capture_default_str();
-  app.add_option("--tls-cert-file-name", f.cert_name, "certificate file in --cert-dir")
-      ->capture_default_str();
-  app.add_option("--tls-private-key-file-name", f.key_name,
-                 "private key file in --cert-dir (RSA or ECDSA, PEM)")
-      ->capture_default_str();
-  app.add_option("--tls-min-version", f.tls_min_version, "minimum TLS version: 1.2 or 1.3")
-      ->capture_default_str();
-  app.add_option("--max-request-bytes", f.max_request_bytes,
-                 "largest request body; larger ones get HTTP 413 without being read")
-      ->capture_default_str();
-  app.add_option("--threads", f.threads, "I/O threads (default: number of cores)")
-      ->capture_default_str();
-  app.add_option("--health-probe-bind-address", f.health_probe_address,
-                 "plain-HTTP address of /healthz and /readyz; 0 disables")
-      ->capture_default_str();
-  app.add_option("--metrics-bind-address", f.metrics_address,
-                 "plain-HTTP address of /metrics (Prometheus); 0 disables")
-      ->capture_default_str();
-  app.add_option("--logging-format", f.logging_format, "text or json (one JSON object a line)")
-      ->capture_default_str();
-  app.add_option("-v,--v", f.verbosity, "log verbosity; 2 logs every review")
-      ->capture_default_str();
-  app.add_option("--shutdown-delay", f.shutdown_delay,
-                 "after SIGTERM: not ready at once, but keep accepting this long")
-      ->capture_default_str();
-  app.add_option("--shutdown-grace", f.shutdown_grace,
-                 "then: the longest wait for requests in flight before exiting")
-      ->capture_default_str();
-  app.add_option("--max-connections", f.max_connections,
-                 "open connections beyond this are closed at once")
-      ->capture_default_str();
-  app.add_option("--tls-handshake-timeout", f.handshake_timeout, "TLS handshake bound")
-      ->capture_default_str();
-  app.add_option("--header-read-timeout", f.header_timeout,
-                 "first byte of a request to its last header")
-      ->capture_default_str();
-  app.add_option("--read-timeout", f.read_timeout, "first byte of a request to its last byte")
-      ->capture_default_str();
-  app.add_option("--idle-timeout", f.idle_timeout,
-                 "idle keep-alive connections close after this (keep it above the API server's "
-                 "90s)")
-      ->capture_default_str();
-  app.add_option("--max-header-bytes", f.max_header_bytes, "largest request header block")
-      ->capture_default_str();
-  app.add_option("--large-review-bytes", f.large_review_bytes,
-                 "bodies larger than this (an eighth of it for mutating webhooks) are judged on "
-                 "the review threads, off the I/O threads")
-      ->capture_default_str();
-  app.add_option("--review-threads", f.review_threads,
-                 "threads judging large bodies, at a lower CPU priority than the I/O threads")
-      ->capture_default_str();
-  app.add_option("--max-large-reviews", f.max_large_reviews,
-                 "large bodies read, queued or judged at once; more get HTTP 429 (retried)")
-      ->capture_default_str();
-}
-
 // "500ms", "5s", "2m", "1h", or a bare number of seconds.
 std::optional<std::chrono::milliseconds> parse_duration(const std::string& text) {
   std::size_t digits = 0;
@@ -136,129 +73,171 @@ std::optional<std::chrono::milliseconds> parse_duration(const std::string& text)
   return std::nullopt;
 }
 
+// The limits of flag values are CLI11 validators, so that --help shows them and a bad value is
+// refused while parsing (one line, exit status 2). CLI11 has Range and IsMember; these two add
+// what it lacks.
+
+// An integer of at least `min` (`INT >= 1024` in --help).
+class AtLeast : public CLI::Validator {
+ public:
+  explicit AtLeast(long long min) : CLI::Validator("INT >= " + std::to_string(min)) {
+    func_ = [min](std::string& input) -> std::string {
+      long long value = 0;
+      if (!CLI::detail::lexical_cast(input, value) || value < min) {
+        return "Value " + input + " is not an integer of at least " + std::to_string(min);
+      }
+      return {};
+    };
+  }
+};
+
+// A duration parse_duration reads, greater than 0 when `positive`.
+class Duration : public CLI::Validator {
+ public:
+  explicit Duration(bool positive) : CLI::Validator(positive ? "DURATION > 0" : "DURATION") {
+    func_ = [positive](std::string& input) -> std::string {
+      const std::optional<std::chrono::milliseconds> value = parse_duration(input);
+      if (!value) return "must be a duration like 500ms, 5s or 2m, not \"" + input + "\"";
+      if (positive && value->count() <= 0) return "must be greater than 0";
+      return {};
+    };
+  }
+};
+
+constexpr long long kInt32Max = 2147483647;
+
+void add_serve_flags(CLI::App& app, ServeFlags& f) {
+  app.add_option("--bind-address", f.bind_address, "IP address to listen on")
+      ->capture_default_str();
+  app.add_option("--secure-port", f.secure_port, "HTTPS port")
+      ->check(CLI::Range(1, 65535))
+      ->capture_default_str();
+  app.add_option("--cert-dir", f.cert_dir, "directory holding the serving certificate and key")
+      ->capture_default_str();
+  app.add_option("--tls-cert-file-name", f.cert_name, "certificate file in --cert-dir")
+      ->capture_default_str();
+  app.add_option("--tls-private-key-file-name", f.key_name,
+                 "private key file in --cert-dir (RSA or ECDSA, PEM)")
+      ->capture_default_str();
+  app.add_option("--tls-min-version", f.tls_min_version, "minimum TLS version: 1.2 or 1.3")
+      ->check(CLI::IsMember({"1.2", "1.3"}))
+      ->capture_default_str();
+  app.add_option("--max-request-bytes", f.max_request_bytes,
+                 "largest request body; larger ones get HTTP 413 without being read")
+      ->check(AtLeast(1024))
+      ->capture_default_str();
+  app.add_option("--threads", f.threads, "I/O threads (default: number of cores)")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--health-probe-bind-address", f.health_probe_address,
+                 "plain-HTTP address of /healthz and /readyz; 0 disables")
+      ->capture_default_str();
+  app.add_option("--metrics-bind-address", f.metrics_address,
+                 "plain-HTTP address of /metrics (Prometheus); 0 disables")
+      ->capture_default_str();
+  app.add_option("--logging-format", f.logging_format, "text or json (one JSON object a line)")
+      ->check(CLI::IsMember({"text", "json"}))
+      ->capture_default_str();
+  app.add_option("-v,--v", f.verbosity, "log verbosity; 2 logs every review")
+      ->capture_default_str();
+  app.add_option("--shutdown-delay", f.shutdown_delay,
+                 "after SIGTERM: not ready at once, but keep accepting this long")
+      ->check(Duration(false))
+      ->capture_default_str();
+  app.add_option("--shutdown-grace", f.shutdown_grace,
+                 "then: the longest wait for requests in flight before exiting")
+      ->check(Duration(false))
+      ->capture_default_str();
+  app.add_option("--max-connections", f.max_connections,
+                 "open connections beyond this are closed at once")
+      ->check(AtLeast(1))
+      ->capture_default_str();
+  app.add_option("--tls-handshake-timeout", f.handshake_timeout, "TLS handshake bound")
+      ->check(Duration(true))
+      ->capture_default_str();
+  app.add_option("--header-read-timeout", f.header_timeout,
+                 "first byte of a request to its last header")
+      ->check(Duration(true))
+      ->capture_default_str();
+  app.add_option("--read-timeout", f.read_timeout, "first byte of a request to its last byte")
+      ->check(Duration(true))
+      ->capture_default_str();
+  app.add_option("--idle-timeout", f.idle_timeout,
+                 "idle keep-alive connections close after this (keep it above the API server's "
+                 "90s)")
+      ->check(Duration(true))
+      ->capture_default_str();
+  app.add_option("--max-header-bytes", f.max_header_bytes, "largest request header block")
+      ->check(CLI::Range(1024LL, 1024LL * 1024))
+      ->capture_default_str();
+  app.add_option("--large-review-bytes", f.large_review_bytes,
+                 "bodies larger than this (an eighth of it for mutating webhooks) are judged on "
+                 "the review threads, off the I/O threads")
+      ->check(AtLeast(1024))
+      ->capture_default_str();
+  app.add_option("--review-threads", f.review_threads,
+                 "threads judging large bodies, at a lower CPU priority than the I/O threads")
+      ->check(CLI::Range(1, 1024))
+      ->capture_default_str();
+  app.add_option("--max-large-reviews", f.max_large_reviews,
+                 "large bodies read, queued or judged at once; more get HTTP 429 (retried)")
+      ->check(CLI::Range(1LL, 65536LL))
+      ->capture_default_str();
+}
+
 // How reviews are judged: the mutators' defaults and --strict-rules, flags of `serve`, `review`
 // and `check` alike.
 void add_default_flags(CLI::App& app, ServeFlags& f) {
-  app.add_option("--strict-rules", f.strict_rules,
-                 "what a violation of a rule beyond upstream's (class strict, docs/compatibility.md) "
-                 "does: deny, warn (allowed with a warning) or off (upstream's verdicts exactly)")
+  app.add_option(
+         "--strict-rules", f.strict_rules,
+         "what a violation of a rule beyond upstream's (class strict, docs/compatibility.md) "
+         "does: deny, warn (allowed with a warning) or off (upstream's verdicts exactly)")
       ->check(CLI::IsMember({"deny", "warn", "off"}))
       ->capture_default_str();
+  using namespace kpw::karmada;
   app.add_option("--default-purge-mode", f.default_purge_mode,
-                 "application failover purgeMode filled when absent: Directly, Gracefully, Never, "
-                 "Immediately or Graciously")
+                 "application failover purgeMode filled when absent")
+      ->check(CLI::IsMember({std::string(kPurgeDirectly), std::string(kPurgeGracefully),
+                             std::string(kPurgeNever), std::string(kPurgeImmediately),
+                             std::string(kPurgeGraciously)}))
       ->capture_default_str();
   app.add_option("--default-toleration-seconds", f.default_toleration_seconds,
                  "decisionConditions.tolerationSeconds filled when absent")
+      ->check(CLI::Range(0LL, kInt32Max))
       ->capture_default_str();
   app.add_option("--default-rebalancer-ttl-seconds", f.default_rebalancer_ttl_seconds,
-                 "WorkloadRebalancer ttlSecondsAfterFinished filled when absent (unset: never)");
+                 "WorkloadRebalancer ttlSecondsAfterFinished filled when absent (unset: never)")
+      ->check(CLI::Range(0LL, kInt32Max));
 }
 
-// The mutators' defaults from the flags; a message when a value is out of range.
-std::optional<std::string> apply_mutation_defaults(const ServeFlags& f) {
-  constexpr long long kInt32Max = 2147483647;
-  const std::string& mode = f.default_purge_mode;
-  if (mode != "Directly" && mode != "Gracefully" && mode != "Never" && mode != "Immediately" &&
-      mode != "Graciously") {
-    return "--default-purge-mode must be Directly, Gracefully, Never, Immediately or Graciously, "
-           "not \"" +
-           mode + "\"";
-  }
-  if (f.default_toleration_seconds < 0 || f.default_toleration_seconds > kInt32Max) {
-    return "--default-toleration-seconds must be between 0 and 2147483647, not " +
-           std::to_string(f.default_toleration_seconds);
-  }
-  if (f.default_rebalancer_ttl_seconds &&
-      (*f.default_rebalancer_ttl_seconds < 0 || *f.default_rebalancer_ttl_seconds > kInt32Max)) {
-    return "--default-rebalancer-ttl-seconds must be between 0 and 2147483647, not " +
-           std::to_string(*f.default_rebalancer_ttl_seconds);
-  }
+// The mutators' defaults and --strict-rules from the flags (their values were checked while
+// parsing).
+void apply_mutation_defaults(const ServeFlags& f) {
   kpw::MutationDefaults defaults;
-  defaults.purge_mode = mode;
+  defaults.purge_mode = f.default_purge_mode;
   defaults.toleration_seconds = f.default_toleration_seconds;
   if (f.default_rebalancer_ttl_seconds) {
     defaults.rebalancer_ttl_seconds = *f.default_rebalancer_ttl_seconds;
   }
   kpw::set_mutation_defaults(std::move(defaults));
-  const std::optional<kpw::StrictRules> strict = kpw::parse_strict_rules(f.strict_rules);
-  if (!strict) return "--strict-rules must be deny, warn or off, not \"" + f.strict_rules + "\"";
-  kpw::set_strict_rules(*strict);
-  return std::nullopt;
+  kpw::set_strict_rules(kpw::parse_strict_rules(f.strict_rules).value_or(kpw::StrictRules::kDeny));
 }
 
-// Flag values the parser accepts but the server cannot use.
+// Runs the server; the flags' values were checked while parsing (what only the server can check,
+// an address, a certificate, a port in use, is its usage error).
 int serve(const ServeFlags& f) {
   kpw::ServerOptions options;
-  if (f.tls_min_version == "1.2") {
-    options.tls_min_version = kpw::TlsMinVersion::kTls12;
-  } else if (f.tls_min_version == "1.3") {
-    options.tls_min_version = kpw::TlsMinVersion::kTls13;
-  } else {
-    return usage_error("--tls-min-version must be 1.2 or 1.3, not \"" + f.tls_min_version + "\"");
-  }
-  if (f.secure_port < 1 || f.secure_port > 65535) {
-    return usage_error("--secure-port must be between 1 and 65535, not " +
-                       std::to_string(f.secure_port));
-  }
-  if (f.max_request_bytes < 1024) {
-    return usage_error("--max-request-bytes must be at least 1024, not " +
-                       std::to_string(f.max_request_bytes));
-  }
-  if (f.threads < 1 || f.threads > 1024) {
-    return usage_error("--threads must be between 1 and 1024, not " + std::to_string(f.threads));
-  }
-  if (auto error = apply_mutation_defaults(f)) return usage_error(*error);
-  struct DurationFlag {
-    const char* name;
-    const std::string& value;
-    std::chrono::milliseconds* out;
-  };
-  for (const DurationFlag& d :
-       {DurationFlag{"--shutdown-delay", f.shutdown_delay, &options.shutdown_delay},
-        DurationFlag{"--shutdown-grace", f.shutdown_grace, &options.shutdown_grace},
-        DurationFlag{"--tls-handshake-timeout", f.handshake_timeout, &options.handshake_timeout},
-        DurationFlag{"--header-read-timeout", f.header_timeout, &options.header_timeout},
-        DurationFlag{"--read-timeout", f.read_timeout, &options.read_timeout},
-        DurationFlag{"--idle-timeout", f.idle_timeout, &options.idle_timeout}}) {
-    const std::optional<std::chrono::milliseconds> value = parse_duration(d.value);
-    if (!value) {
-      return usage_error(std::string(d.name) + " must be a duration like 500ms, 5s or 2m, not \"" +
-                         d.value + "\"");
-    }
-    *d.out = *value;
-  }
-  for (const auto* t : {&options.handshake_timeout, &options.header_timeout, &options.read_timeout,
-                        &options.idle_timeout}) {
-    if (t->count() <= 0) return usage_error("timeouts must be greater than 0");
-  }
-  if (f.max_connections < 1) {
-    return usage_error("--max-connections must be at least 1, not " +
-                       std::to_string(f.max_connections));
-  }
-  if (f.max_header_bytes < 1024 || f.max_header_bytes > 1024 * 1024) {
-    return usage_error("--max-header-bytes must be between 1024 and 1048576, not " +
-                       std::to_string(f.max_header_bytes));
-  }
-  if (f.large_review_bytes < 1024) {
-    return usage_error("--large-review-bytes must be at least 1024, not " +
-                       std::to_string(f.large_review_bytes));
-  }
-  if (f.review_threads < 1 || f.review_threads > 1024) {
-    return usage_error("--review-threads must be between 1 and 1024, not " +
-                       std::to_string(f.review_threads));
-  }
-  if (f.max_large_reviews < 1 || f.max_large_reviews > 65536) {
-    return usage_error("--max-large-reviews must be between 1 and 65536, not " +
-                       std::to_string(f.max_large_reviews));
-  }
-  if (f.logging_format == "json") {
-    kpw::log::configure(kpw::log::Format::kJson, f.verbosity);
-  } else if (f.logging_format == "text") {
-    kpw::log::configure(kpw::log::Format::kText, f.verbosity);
-  } else {
-    return usage_error("--logging-format must be text or json, not \"" + f.logging_format + "\"");
-  }
+  options.tls_min_version =
+      f.tls_min_version == "1.2" ? kpw::TlsMinVersion::kTls12 : kpw::TlsMinVersion::kTls13;
+  apply_mutation_defaults(f);
+  options.shutdown_delay = *parse_duration(f.shutdown_delay);
+  options.shutdown_grace = *parse_duration(f.shutdown_grace);
+  options.handshake_timeout = *parse_duration(f.handshake_timeout);
+  options.header_timeout = *parse_duration(f.header_timeout);
+  options.read_timeout = *parse_duration(f.read_timeout);
+  options.idle_timeout = *parse_duration(f.idle_timeout);
+  kpw::log::configure(
+      f.logging_format == "json" ? kpw::log::Format::kJson : kpw::log::Format::kText, f.verbosity);
   options.max_connections = static_cast<std::size_t>(f.max_connections);
   options.max_header_bytes = static_cast<std::size_t>(f.max_header_bytes);
   options.health_probe_address = f.health_probe_address;
@@ -281,19 +260,9 @@ int serve(const ServeFlags& f) {
 
 // Reads one AdmissionReview and prints the body the server would answer; exit 0 iff HTTP 200.
 int review(const ServeFlags& flags, const std::string& path, const std::string& file) {
-  if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
+  apply_mutation_defaults(flags);
   std::string body;
-  if (file.empty() || file == "-") {
-    std::ostringstream in;
-    in << std::cin.rdbuf();
-    body = std::move(in).str();
-  } else {
-    std::ifstream in(file, std::ios::binary);
-    if (!in) return usage_error("cannot read " + file);
-    std::ostringstream text;
-    text << in.rdbuf();
-    body = std::move(text).str();
-  }
+  if (!kpw::read_file(file.empty() ? "-" : file, body)) return usage_error("cannot read " + file);
   kpw::HttpAnswer answer;
   if (body.size() > kpw::kDefaultMaxRequestBytes) {
     kpw::answer_too_large(kpw::kDefaultMaxRequestBytes, answer);
@@ -386,7 +355,9 @@ int main(int argc, char** argv) {
       ->add_option("--namespace", check_options.default_namespace,
                    "namespace of a PropagationPolicy without metadata.namespace")
       ->capture_default_str();
-  check_cmd->add_option("-o,--output", check_output, "text, json or yaml")->capture_default_str();
+  check_cmd->add_option("-o,--output", check_output, "text, json or yaml")
+      ->check(CLI::IsMember({"text", "json", "yaml"}))
+      ->capture_default_str();
   check_cmd->add_flag("--show-defaults", check_options.show_defaults,
                       "json/yaml: include each object as it would be stored, defaults filled");
   check_cmd->add_flag("--strict", check_options.strict, "an object of another kind is an error");
@@ -414,19 +385,13 @@ int main(int argc, char** argv) {
   if (kinds_cmd->parsed()) return print_kinds();
   if (review_cmd->parsed()) return review(flags, review_path, review_file);
   if (check_cmd->parsed()) {
-    if (check_output == "text") {
-      check_options.output = kpw::check::OutputFormat::kText;
-    } else if (check_output == "json") {
-      check_options.output = kpw::check::OutputFormat::kJson;
-    } else if (check_output == "yaml") {
-      check_options.output = kpw::check::OutputFormat::kYaml;
-    } else {
-      return usage_error("-o must be text, json or yaml, not \"" + check_output + "\"");
-    }
+    check_options.output = check_output == "json"   ? kpw::check::OutputFormat::kJson
+                           : check_output == "yaml" ? kpw::check::OutputFormat::kYaml
+                                                    : kpw::check::OutputFormat::kText;
     check_options.unknown_fields = unknown_fields == "warn"     ? kpw::check::UnknownFields::kWarn
                                    : unknown_fields == "ignore" ? kpw::check::UnknownFields::kIgnore
                                                                 : kpw::check::UnknownFields::kError;
-    if (auto error = apply_mutation_defaults(flags)) return usage_error(*error);
+    apply_mutation_defaults(flags);
     return kpw::check::run(check_paths, check_options, std::cout, std::cerr);
   }
   return serve(flags);

@@ -1,14 +1,14 @@
 #include "admission/json_patch.hpp"
 
-#include <rapidjson/pointer.h>
 #include <rapidjson/writer.h>
 
 #include <algorithm>
-#include <bit>
 #include <charconv>
 #include <cstring>
 #include <string>
 #include <utility>
+
+#include "json/json_pointer.hpp"
 
 namespace kpw {
 namespace {
@@ -69,28 +69,6 @@ std::uint64_t hash_pointer(std::string_view pointer) {
   return hash;
 }
 
-// The first '~' or '/' (the bytes RFC 6901 escapes) in token[from..], or token.size().
-std::size_t next_escaped(std::string_view token, std::size_t from) {
-  constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-  constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-  std::size_t i = from;
-  for (; i + 8 <= token.size(); i += 8) {
-    std::uint64_t w;
-    std::memcpy(&w, token.data() + i, 8);
-    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
-    // A zero byte of w ^ c is a byte equal to c. Borrows can flag a byte above a real match,
-    // never below one, so the lowest flagged byte is exact.
-    const std::uint64_t tilde = w ^ (kOnes * '~');
-    const std::uint64_t slash = w ^ (kOnes * '/');
-    const std::uint64_t hit = (((tilde - kOnes) & ~tilde) | ((slash - kOnes) & ~slash)) & kHighBits;
-    if (hit != 0) return i + (std::countr_zero(hit) >> 3);
-  }
-  for (; i < token.size(); ++i) {
-    if (token[i] == '~' || token[i] == '/') return i;
-  }
-  return token.size();
-}
-
 // A RapidJSON output stream appending to a std::string (no intermediate buffer).
 struct StringOutput {
   using Ch = char;
@@ -99,50 +77,7 @@ struct StringOutput {
   void Flush() {}
 };
 
-// The member named by `seg` in `obj` (any value, null included), or nullptr.
-const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
-  const JsonValue key(
-      rapidjson::StringRef(name.data(), static_cast<rapidjson::SizeType>(name.size())));
-  auto it = obj.FindMember(key);
-  return it == obj.MemberEnd() ? nullptr : &it->value;
-}
-
 }  // namespace
-
-void append_pointer_token(std::string& out, std::string_view token) {
-  // Runs without '~' or '/' are found eight bytes at a time and copied whole: byte by byte, this
-  // was a third of what a set costs.
-  std::size_t run = 0;
-  for (std::size_t i = next_escaped(token, 0); i < token.size(); i = next_escaped(token, i + 1)) {
-    out.append(token.data() + run, i - run);
-    out.append(token[i] == '~' ? "~0" : "~1", 2);
-    run = i + 1;
-  }
-  out.append(token.data() + run, token.size() - run);
-}
-
-void append_base64(std::string& out, std::string_view bytes) {
-  static constexpr char kAlphabet[] =
-      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::size_t i = 0;
-  for (; i + 3 <= bytes.size(); i += 3) {
-    unsigned n = (static_cast<unsigned char>(bytes[i]) << 16) |
-                 (static_cast<unsigned char>(bytes[i + 1]) << 8) |
-                 static_cast<unsigned char>(bytes[i + 2]);
-    out.push_back(kAlphabet[(n >> 18) & 63]);
-    out.push_back(kAlphabet[(n >> 12) & 63]);
-    out.push_back(kAlphabet[(n >> 6) & 63]);
-    out.push_back(kAlphabet[n & 63]);
-  }
-  std::size_t rest = bytes.size() - i;
-  if (rest == 0) return;
-  unsigned n = static_cast<unsigned char>(bytes[i]) << 16;
-  if (rest == 2) n |= static_cast<unsigned char>(bytes[i + 1]) << 8;
-  out.push_back(kAlphabet[(n >> 18) & 63]);
-  out.push_back(kAlphabet[(n >> 12) & 63]);
-  out.push_back(rest == 2 ? kAlphabet[(n >> 6) & 63] : '=');
-  out.push_back('=');
-}
 
 JsonPatch::JsonPatch(std::size_t max_bytes)
     : allocator_(chunk_, sizeof(chunk_)), max_bytes_(max_bytes) {}
@@ -374,10 +309,8 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
     JsonValue* cur = &parent->value;
     for (std::size_t i = depth; i < segs.size(); ++i) {
       if (segs[i].kind == FieldPath::Kind::kIndex || !cur->IsObject()) return;
-      const JsonValue key(rapidjson::StringRef(
-          segs[i].name.data(), static_cast<rapidjson::SizeType>(segs[i].name.size())));
-      auto it = cur->FindMember(key);
-      if (it == cur->MemberEnd()) {
+      JsonValue* next = find_member(*cur, segs[i].name);
+      if (next == nullptr) {
         JsonValue nested = nest(i + 1);
         cur->AddMember(JsonValue(segs[i].name.data(),
                                  static_cast<rapidjson::SizeType>(segs[i].name.size()), alloc),
@@ -385,14 +318,14 @@ void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
         return;
       }
       if (i + 1 == segs.size()) {
-        if (append && it->value.IsArray()) {
-          it->value.PushBack(value, alloc);
+        if (append && next->IsArray()) {
+          next->PushBack(value, alloc);
         } else {
-          it->value = nest(i + 1);
+          *next = nest(i + 1);
         }
         return;
       }
-      cur = &it->value;
+      cur = next;
     }
     return;
   }
@@ -507,20 +440,6 @@ void JsonPatch::remove(const FieldPath& path) {
     if (cur != nullptr && !cur->IsNull() && i + 1 < segs.size()) walked_to(cur);
   }
   if (cur != nullptr) add_op(OpKind::kRemove, segs.size(), false, JsonValue());
-}
-
-void JsonPatch::apply_to(JsonValue& object, JsonAllocator& allocator) const {
-  for (const Op& op : ops()) {
-    if (!op.live) continue;
-    const rapidjson::GenericPointer<JsonValue> pointer(op.pointer.data(), op.pointer.size());
-    if (!pointer.IsValid()) continue;
-    if (op.kind == OpKind::kRemove) {
-      pointer.Erase(object);
-      continue;
-    }
-    JsonValue copy(op.value, allocator);
-    pointer.Set(object, copy, allocator);  // "-" appends, as `add …/-` does
-  }
 }
 
 void JsonPatch::render(std::string& out) const {

@@ -58,9 +58,6 @@ class JsonPatch {
   bool empty() const { return live_ == 0; }
   // `[{"op":"add","path":"/spec/priority","value":0}, …]`, appended to `out`.
   void render(std::string& out) const;
-  // Applies the ops to `object` (the object the patch was reset to, or a copy of it), as the API
-  // server would; the offline `check` command stores objects this way.
-  void apply_to(JsonValue& object, JsonAllocator& allocator) const;
 
  private:
   static constexpr std::uint32_t kNone = UINT32_MAX;
@@ -165,11 +162,5 @@ class JsonPatch {
   std::vector<Prefix> prefixes_;
   std::size_t hashed_ = 0;  // prefixes_[0, hashed_] have their hash
 };
-
-// Appends the RFC 6901 escape of one reference token.
-void append_pointer_token(std::string& out, std::string_view token);
-
-// Standard base64 (RFC 4648, with padding), as `response.patch` carries it.
-void append_base64(std::string& out, std::string_view bytes);
 
 }  // namespace kpw

@@ -100,18 +100,6 @@ std::optional<StrictRules> parse_strict_rules(std::string_view text) {
   return std::nullopt;
 }
 
-std::string_view strict_rules_name(StrictRules mode) {
-  switch (mode) {
-    case StrictRules::kDeny:
-      return "deny";
-    case StrictRules::kWarn:
-      return "warn";
-    case StrictRules::kOff:
-      return "off";
-  }
-  return "deny";
-}
-
 std::string_view rule_action_name(RuleAction action) {
   switch (action) {
     case RuleAction::kDeny:

@@ -68,7 +68,6 @@ std::string_view rule_class_name(RuleClass c);  // "upstream", "strict"
 // --strict-rules: what a strict violation does (docs/operations.md, "Switching from karmada-webhook").
 enum class StrictRules : std::uint8_t { kDeny, kWarn, kOff };
 std::optional<StrictRules> parse_strict_rules(std::string_view text);
-std::string_view strict_rules_name(StrictRules mode);
 
 // What happened to one violation; the label of karmada_policy_webhook_rule_violations_total.
 enum class RuleAction : std::uint8_t { kDeny, kWarn, kRatchet, kCount };

@@ -11,6 +11,7 @@
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
+#include "util/base64.hpp"
 
 namespace kpw {
 namespace {

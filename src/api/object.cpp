@@ -3,12 +3,9 @@
 namespace kpw {
 
 const JsonValue* member(const JsonValue* obj, std::string_view key) {
-  if (obj == nullptr || !obj->IsObject()) return nullptr;
-  // (RapidJSON's FindMember calls memcmp for every name of the same length.)
-  for (auto it = obj->MemberBegin(); it != obj->MemberEnd(); ++it) {
-    if (same_name(it->name, key)) return it->value.IsNull() ? nullptr : &it->value;
-  }
-  return nullptr;
+  if (obj == nullptr) return nullptr;
+  const JsonValue* v = find_member(*obj, key);
+  return v == nullptr || v->IsNull() ? nullptr : v;
 }
 
 namespace {
@@ -50,6 +47,10 @@ bool same_json(const JsonValue* a, const JsonValue* b) {
 const JsonValue* object_member(const JsonValue* obj, std::string_view key) {
   const JsonValue* v = member(obj, key);
   return v != nullptr && v->IsObject() ? v : nullptr;
+}
+
+JsonValue* object_member(JsonValue* obj, std::string_view key) {
+  return const_cast<JsonValue*>(object_member(static_cast<const JsonValue*>(obj), key));
 }
 
 const JsonValue* array_member(const JsonValue* obj, std::string_view key) {

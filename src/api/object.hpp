@@ -7,14 +7,8 @@
 #include <string_view>
 
 #include "json/json.hpp"
-#include "util/text.hpp"
 
 namespace kpw {
-
-// Whether an object member's name is `key` (names are looked up all the time).
-inline bool same_name(const JsonValue& name, std::string_view key) {
-  return equal_text(view(name), key);
-}
 
 // The member `key` of `obj`, or nullptr when `obj` is null / not an object, or the member is
 // absent or null.
@@ -22,6 +16,8 @@ const JsonValue* member(const JsonValue* obj, std::string_view key);
 
 // Present and an object / an array (an empty `[]` is present).
 const JsonValue* object_member(const JsonValue* obj, std::string_view key);
+// The same, to change it in place (the `check` command applies CRD defaults).
+JsonValue* object_member(JsonValue* obj, std::string_view key);
 const JsonValue* array_member(const JsonValue* obj, std::string_view key);
 
 std::optional<std::string_view> string_member(const JsonValue* obj, std::string_view key);

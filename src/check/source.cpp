@@ -603,12 +603,10 @@ class Builder : public YAML::EventHandler {
 };
 
 bool is_list(const JsonValue& doc) {
-  if (!doc.IsObject()) return false;
-  auto kind = doc.FindMember("kind");
-  auto items = doc.FindMember("items");
-  return kind != doc.MemberEnd() && kind->value.IsString() &&
-         std::string_view(kind->value.GetString(), kind->value.GetStringLength()) == "List" &&
-         items != doc.MemberEnd() && items->value.IsArray();
+  const JsonValue* kind = find_member(doc, "kind");
+  const JsonValue* items = find_member(doc, "items");
+  return kind != nullptr && kind->IsString() && view(*kind) == "List" && items != nullptr &&
+         items->IsArray();
 }
 
 // Fills the position tables of the objects of one document in one pass over its values (parents
@@ -781,7 +779,7 @@ LoadedFile load(const std::string& text) {
       }
       have_null = false;
       if (obj.json && is_list(*obj.json)) {
-        JsonValue& items = (*obj.json)["items"];
+        JsonValue& items = *find_member(*obj.json, "items");
         const std::size_t first = file.objects.size();
         file.objects.resize(first + items.Size());
         const std::span<SourceObject> objects(file.objects.data() + first, items.Size());

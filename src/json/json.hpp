@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "util/json_text.hpp"
+#include "util/text.hpp"
 
 namespace kpw {
 
@@ -72,7 +73,6 @@ class JsonArena {
   JsonParseResult parse_in_place(std::string& text);
 
   JsonDocument& document() { return document_; }
-  JsonAllocator& allocator() { return allocator_; }
   // Drops the document and gives back every chunk beyond the first (after a large review, so a
   // thread does not hold its memory until the next one).
   void release();
@@ -116,6 +116,20 @@ std::string echoed(std::string_view text);
 
 inline std::string_view view(const JsonValue& v) {
   return std::string_view(v.GetString(), v.GetStringLength());
+}
+
+// The one member lookup: the value of the member of `obj` named `name` (null included), or
+// nullptr when `obj` is not an object or has no such member. Names are compared with equal_text
+// (RapidJSON's FindMember calls memcmp for every name of the same length).
+inline const JsonValue* find_member(const JsonValue& obj, std::string_view name) {
+  if (!obj.IsObject()) return nullptr;
+  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
+    if (equal_text(view(it->name), name)) return &it->value;
+  }
+  return nullptr;
+}
+inline JsonValue* find_member(JsonValue& obj, std::string_view name) {
+  return const_cast<JsonValue*>(find_member(static_cast<const JsonValue&>(obj), name));
 }
 
 }  // namespace kpw

@@ -26,9 +26,5 @@ inline void info(std::string_view message, std::initializer_list<Field> fields =
 inline void error(std::string_view message, std::initializer_list<Field> fields = {}) {
   write(Level::kError, message, fields);
 }
-// Only when -v is at least `level`.
-inline void debug(int level, std::string_view message, std::initializer_list<Field> fields = {}) {
-  if (verbosity() >= level) write(Level::kInfo, message, fields);
-}
 
 }  // namespace kpw::log

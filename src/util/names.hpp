@@ -34,6 +34,5 @@ NameProblems check_label_value(std::string_view value);
 
 inline bool is_dns1123_label(std::string_view v) { return check_dns1123_label(v).ok(); }
 inline bool is_dns1123_subdomain(std::string_view v) { return check_dns1123_subdomain(v).ok(); }
-inline bool is_qualified_name(std::string_view v) { return check_qualified_name(v).ok(); }
 
 }  // namespace kpw

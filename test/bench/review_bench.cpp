@@ -13,12 +13,11 @@
 #include <cstdio>
 #include <cstdlib>
 #include <new>
-#include <fstream>
-#include <iterator>
 #include <string>
 #include <string_view>
 
 #include "admission/service.hpp"
+#include "util/file.hpp"
 
 #ifndef KPW_BENCH_DIR
 #error "KPW_BENCH_DIR must name the directory holding the review bodies"
@@ -101,12 +100,12 @@ namespace {
 
 std::string read_body(const char* name) {
   const std::string path = std::string(KPW_BENCH_DIR) + "/" + name;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
+  std::string body;
+  if (!kpw::read_file(path, body)) {
     std::fprintf(stderr, "review_bench: cannot read %s\n", path.c_str());
     std::exit(1);
   }
-  return std::string(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  return body;
 }
 
 void reset(kpw::HttpAnswer& answer) {

@@ -42,8 +42,6 @@
 #include <cstring>
 #include <exception>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <map>
 #include <optional>
 #include <set>
@@ -55,6 +53,7 @@
 #include "admission/service.hpp"
 #include "server/review_pool.hpp"
 #include "server/server.hpp"
+#include "util/file.hpp"
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
@@ -211,13 +210,6 @@ std::pair<int, std::string> path_order(const std::string& path) {
 
 // ---- measuring one body, in a child process ----
 
-bool read_file(const std::string& file, std::string& out) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return false;
-  out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-  return !in.bad();
-}
-
 void reset(kpw::HttpAnswer& answer) {
   answer.status = 200;
   answer.content_type = "application/json";
@@ -269,7 +261,7 @@ std::string describe_answer(const kpw::HttpAnswer& answer) {
 [[noreturn]] void child(int fd, const std::string& file, const std::string& path,
                         const Options& o) {
   std::string pristine;
-  if (!read_file(file, pristine)) {
+  if (!kpw::read_file(file, pristine)) {
     write_all(fd, "E cannot read the file\n");
     _exit(0);
   }

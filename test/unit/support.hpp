@@ -15,7 +15,8 @@
 #include "json/json.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
-#include "patch_apply.hpp"
+#include "json/json_patch_apply.hpp"
+#include "json_access.hpp"
 
 namespace kpw::test {
 
@@ -100,8 +101,9 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   return v;
 }
 
-// A document as compact JSON text (to send a mutated object again).
-inline std::string text_of(const rapidjson::Document& doc) {
+// A value as compact JSON text (to send a mutated object again).
+template <typename Value>
+std::string text_of(const Value& doc) {
   rapidjson::StringBuffer buffer;
   rapidjson::Writer<rapidjson::StringBuffer> writer(buffer);
   doc.Accept(writer);
@@ -112,15 +114,16 @@ inline std::string text_of(const rapidjson::Document& doc) {
 struct Mutation {
   std::string patch;        // "" when the mutator changed nothing
   std::string error;        // why the patch did not apply, or ""
-  rapidjson::Document doc;  // the object after the patch
+  JsonDocument doc;         // the object after the patch
   std::vector<std::string> warnings;
 
-  const rapidjson::Value* at(const char* pointer) const {
-    return rapidjson::Pointer(pointer).Get(doc);
+  // Checked (json_access.hpp): a missing value or another type fails the test.
+  const JsonValue& at(std::string_view pointer) const { return value_at(doc, pointer); }
+  bool has(const char* pointer) const {
+    return rapidjson::GenericPointer<JsonValue>(pointer).Get(doc) != nullptr;
   }
-  bool has(const char* pointer) const { return at(pointer) != nullptr; }
-  std::int64_t integer(const char* pointer) const { return at(pointer)->GetInt64(); }
-  std::string string(const char* pointer) const { return at(pointer)->GetString(); }
+  std::int64_t integer(std::string_view pointer) const { return int_at(doc, pointer); }
+  std::string string(std::string_view pointer) const { return string_at(doc, pointer); }
 };
 
 inline Mutation mutate(Handler handler, std::string_view object, const Call& call = {}) {
@@ -148,8 +151,9 @@ inline Mutation mutate(Handler handler, std::string_view object, const Call& cal
   if (!result.errors.empty()) m.error = "a mutator denied: " + result.errors.message();
   if (!result.patch.empty()) {
     result.patch.render(m.patch);
-    const std::string problem = apply_patch(m.doc, m.patch);
-    if (!problem.empty()) m.error = "patch does not apply: " + problem + " in " + m.patch;
+    if (const auto problem = apply_json_patch(m.doc, m.patch, m.doc.GetAllocator())) {
+      m.error = "patch does not apply: " + *problem + " in " + m.patch;
+    }
   }
   return m;
 }

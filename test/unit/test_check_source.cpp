@@ -9,9 +9,15 @@
 
 #include "admission/field_error.hpp"
 #include "check/source.hpp"
+#include "json_access.hpp"
 
 using kpw::check::load;
 using kpw::check::LoadedFile;
+using kpw::test::double_at;
+using kpw::test::int_at;
+using kpw::test::object_at;
+using kpw::test::string_at;
+using kpw::test::value_at;
 
 namespace {
 
@@ -56,16 +62,16 @@ TEST_CASE("check: plain scalars follow YAML 1.1 and quoted ones stay strings") {
   REQUIRE_FALSE(file.syntax_error);
   REQUIRE(file.objects.size() == 1);
   const auto& o = *file.objects[0].json;
-  CHECK(o["a"].IsTrue());
-  CHECK(std::string(o["b"].GetString()) == "yes");
-  CHECK(o["c"].GetInt64() == 42);
-  CHECK(o["d"].GetDouble() == 1.5);
-  CHECK(o["e"].IsNull());
-  CHECK(o["f"].GetInt64() == 31);
-  CHECK(std::string(o["g"].GetString()) == "7");
-  CHECK(o["h"].IsFalse());
-  CHECK(std::string(o["i"].GetString()) == "text");
-  CHECK(o["j"].IsNull());
+  CHECK(value_at(o, "/a").IsTrue());
+  CHECK(string_at(o, "/b") == "yes");
+  CHECK(int_at(o, "/c") == 42);
+  CHECK(double_at(o, "/d") == 1.5);
+  CHECK(value_at(o, "/e").IsNull());
+  CHECK(int_at(o, "/f") == 31);
+  CHECK(string_at(o, "/g") == "7");
+  CHECK(value_at(o, "/h").IsFalse());
+  CHECK(string_at(o, "/i") == "text");
+  CHECK(value_at(o, "/j").IsNull());
   CHECK(kpw::check::plain_scalar_is_string("text"));
   CHECK_FALSE(kpw::check::plain_scalar_is_string("on"));
   CHECK_FALSE(kpw::check::plain_scalar_is_string("12"));
@@ -77,8 +83,8 @@ TEST_CASE("check: a map or list as a key is dropped with its value, a key writte
   REQUIRE(file.objects.size() == 1);
   const auto& o = *file.objects[0].json;
   CHECK(o.MemberCount() == 2);
-  CHECK(std::string(o["?"].GetString()) == "kept");
-  CHECK(o["c"].GetInt64() == 1);
+  CHECK(string_at(o, "/?") == "kept");
+  CHECK(int_at(o, "/c") == 1);
 }
 
 TEST_CASE("check: positions of keys and items and the nearest parent of an absent field") {
@@ -120,7 +126,7 @@ TEST_CASE(
   REQUIRE(file.objects.size() == 1);
   const auto& o = *file.objects[0].json;
   CHECK(o.MemberCount() == 300'000);
-  CHECK(std::string(o["k7"].GetString()) == "last");
+  CHECK(string_at(o, "/k7") == "last");
   CHECK(member_name(o, 7) == "k7");  // in the place of the first
   CHECK(cost.seconds < kLinearSeconds);
   CHECK(cost.bytes < kLinearBytesPerByte * text.size());
@@ -136,11 +142,11 @@ TEST_CASE("check: a merge key of 100 000 members into a map of 100 000 is read i
   const Cost cost = load_measured(text, file);
   REQUIRE_FALSE(file.syntax_error);
   REQUIRE(file.objects.size() == 1);
-  const auto& obj = (*file.objects[0].json)["obj"];
+  const auto& obj = object_at(*file.objects[0].json, "/obj");
   CHECK(obj.MemberCount() == 200'000);
-  CHECK(obj["k5"].GetInt64() == 2);  // the map's own key wins over the merged one
-  CHECK(std::string(obj["m9"].GetString()) == "own");
-  CHECK(obj["m99999"].GetInt64() == 1);
+  CHECK(int_at(obj, "/k5") == 2);  // the map's own key wins over the merged one
+  CHECK(string_at(obj, "/m9") == "own");
+  CHECK(int_at(obj, "/m99999") == 1);
   CHECK(cost.seconds < kLinearSeconds);
   CHECK(cost.bytes < kLinearBytesPerByte * text.size());
 }
@@ -295,17 +301,17 @@ TEST_CASE("check: an alias is the anchored value as written, wherever that value
     REQUIRE_FALSE(file.syntax_error);
     REQUIRE(file.objects.size() == 1);
     const auto& o = *file.objects[0].json;
-    CHECK(o["copy"] == o["base"]);
-    CHECK(o["list"][1] == o["list"][0]);
-    CHECK(o["dup"].GetInt64() == 2);
-    CHECK(o["fromdup"]["v"].GetInt64() == 1);
-    CHECK(o["fromkey"]["v"].GetInt64() == 1);
-    CHECK(o["fromkeyvalue"]["a"].GetInt64() == 1);
-    CHECK(o["merged"].MemberCount() == (large ? 3 : 2));
-    CHECK(o["frommerge"]["a"].GetInt64() == 1);
-    CHECK(o["fromouter"] == o["outer"]);
-    CHECK(o["fromouter"]["j"] == o["outer"]["i"]);
-    CHECK(std::string(o["key"].GetString()) == "aliased key");
+    CHECK(value_at(o, "/copy") == value_at(o, "/base"));
+    CHECK(value_at(o, "/list/1") == value_at(o, "/list/0"));
+    CHECK(int_at(o, "/dup") == 2);
+    CHECK(int_at(o, "/fromdup/v") == 1);
+    CHECK(int_at(o, "/fromkey/v") == 1);
+    CHECK(int_at(o, "/fromkeyvalue/a") == 1);
+    CHECK(object_at(o, "/merged").MemberCount() == (large ? 3 : 2));
+    CHECK(int_at(o, "/frommerge/a") == 1);
+    CHECK(value_at(o, "/fromouter") == value_at(o, "/outer"));
+    CHECK(value_at(o, "/fromouter/j") == value_at(o, "/outer/i"));
+    CHECK(string_at(o, "/key") == "aliased key");
   }
 }
 

@@ -9,8 +9,14 @@
 
 #include "json/json.hpp"
 #include "json/json_reader.hpp"
+#include "json_access.hpp"
 
 using kpw::JsonArena;
+using kpw::test::array_at;
+using kpw::test::int_at;
+using kpw::test::object_at;
+using kpw::test::string_at;
+using kpw::test::value_at;
 
 TEST_CASE("json: parses in place and reuses the arena") {
   JsonArena arena;
@@ -18,8 +24,8 @@ TEST_CASE("json: parses in place and reuses the arena") {
     std::string text = R"({"a":{"b":[1,2,"x"]},"n":-5})";
     auto r = arena.parse_in_place(text);
     REQUIRE(r.ok);
-    CHECK(arena.document()["a"]["b"].Size() == 3);
-    CHECK(arena.document()["n"].GetInt() == -5);
+    CHECK(array_at(arena.document(), "/a/b").Size() == 3);
+    CHECK(int_at(arena.document(), "/n") == -5);
   }
 }
 
@@ -84,7 +90,7 @@ TEST_CASE("json: unpaired surrogate escapes are refused - the answer must stay U
   }
   std::string pair = R"({"uid":"\ud83d\ude00"})";  // a proper pair: U+1F600
   REQUIRE(arena.parse_in_place(pair).ok);
-  CHECK(std::string(arena.document()["uid"].GetString()) == "\xF0\x9F\x98\x80");
+  CHECK(string_at(arena.document(), "/uid") == "\xF0\x9F\x98\x80");
   std::string raw = "{\"uid\":\"\xED\x9F\xBF\"}";  // U+D7FF, the last code point before them
   CHECK(arena.parse_in_place(raw).ok);
 }
@@ -109,7 +115,8 @@ std::string decoded(const kpw::JsonValue& v) { return std::string(v.GetString(),
 TEST_CASE("json reader: whole numbers are stored as int64 or uint64 as RapidJSON stores them") {
   Parsed p("[0, -0, 9223372036854775807, -9223372036854775808, 18446744073709551615, 7]");
   REQUIRE(p.result.ok);
-  const auto& a = p.root();
+  const auto& a = kpw::test::array_at(p.root(), "");
+  REQUIRE(a.Size() == 6);
   CHECK((a[0].IsUint64() && a[0].IsInt() && a[0].GetInt64() == 0));
   CHECK((a[1].IsInt64() && a[1].GetInt64() == 0 && !a[1].IsDouble()));
   CHECK((a[2].IsInt64() && a[2].GetInt64() == INT64_MAX));
@@ -121,7 +128,8 @@ TEST_CASE("json reader: whole numbers are stored as int64 or uint64 as RapidJSON
 TEST_CASE("json reader: numbers beyond 64-bit integers and fractions are doubles") {
   Parsed p("[-9223372036854775809, 18446744073709551616, 1.5, -2.5e3, 1E+2, 1e-400, 0.1]");
   REQUIRE(p.result.ok);
-  const auto& a = p.root();
+  const auto& a = kpw::test::array_at(p.root(), "");
+  REQUIRE(a.Size() == 7);
   for (rapidjson::SizeType i = 0; i < a.Size(); ++i) CHECK(a[i].IsDouble());
   CHECK(a[0].GetDouble() == -9223372036854775809.0);
   CHECK(a[1].GetDouble() == 18446744073709551616.0);
@@ -146,7 +154,8 @@ TEST_CASE("json reader: malformed numbers and numbers beyond a double are refuse
 TEST_CASE("json reader: every escape is decoded in place") {
   Parsed p(R"(["\"\\\/\b\f\n\r\t", "\u0041", "\u00e9", "\u20ac", "\ud83d\ude00", "a\u0000b"])");
   REQUIRE(p.result.ok);
-  const auto& a = p.root();
+  const auto& a = kpw::test::array_at(p.root(), "");
+  REQUIRE(a.Size() == 6);
   CHECK(decoded(a[0]) == "\"\\/\b\f\n\r\t");
   CHECK(decoded(a[1]) == "A");
   CHECK(decoded(a[2]) == "\xC3\xA9");
@@ -269,8 +278,8 @@ TEST_CASE("json reader: invalid UTF-8 is refused at every position around the 16
 TEST_CASE("json reader: whitespace is the four RFC 8259 characters only") {
   Parsed p(" \t\r\n{ \"a\" \t:\n[ 1 ,\r\"b\" ] , \"c\" : { } }\n ");
   REQUIRE(p.result.ok);
-  CHECK(p.root()["a"][1].GetString() == std::string("b"));
-  CHECK(p.root()["c"].IsObject());
+  CHECK(string_at(p.root(), "/a/1") == std::string("b"));
+  CHECK(value_at(p.root(), "/c").IsObject());
   for (const char* text : {"\f{}", "{}\v", "[1,\xC2\xA0" "2]"}) {
     INFO(text);
     Parsed bad(text);
@@ -281,6 +290,7 @@ TEST_CASE("json reader: whitespace is the four RFC 8259 characters only") {
 TEST_CASE("json reader: literals whole or refused and nothing after the root") {
   Parsed p("[true,false,null]");
   REQUIRE(p.result.ok);
+  REQUIRE(kpw::test::array_at(p.root(), "").Size() == 3);
   CHECK((p.root()[0].IsTrue() && p.root()[1].IsFalse() && p.root()[2].IsNull()));
   for (const char* text : {"tru", "nul", "fals", "truex", "[true false]", "{} {}", "1 2", "   ",
                            "[1,]", "{\"a\":1,}", "[,1]", "{,}", "{\"a\"}", "{\"a\" 1}", "{1:2}",
@@ -317,7 +327,7 @@ TEST_CASE("json reader: a refused text leaves an empty document and the arena re
   CHECK(arena.document().IsNull());
   std::string good = R"({"a":[1,2,{"b":3}]})";
   REQUIRE(arena.parse_in_place(good).ok);
-  CHECK(arena.document()["a"][2]["b"].GetInt() == 3);
+  CHECK(int_at(arena.document(), "/a/2/b") == 3);
 }
 
 // ---- duplicate keys in objects of any size (read_json_in_place, for the offset and the key) ----
@@ -370,7 +380,7 @@ TEST_CASE("json reader: an object with a million distinct keys is read in linear
     Read all(head + "}");
     REQUIRE(all.ok());
     CHECK(all.doc.MemberCount() == kKeys);
-    CHECK(all.doc["k999999"].GetInt() == 0);
+    CHECK(int_at(all.doc, "/k999999") == 0);
   }
   check_repeat(head + ",", "\"k0\"", "k0");
 }
@@ -396,7 +406,7 @@ TEST_CASE("json reader: keys of nested and sibling objects never clash, whatever
   INFO(nested.text);
   REQUIRE(nested.ok());
   CHECK(nested.doc.MemberCount() == 202);
-  CHECK(nested.doc["in"].MemberCount() == 101);
+  CHECK(object_at(nested.doc, "/in").MemberCount() == 101);
   // Siblings, in an array and in an object.
   CHECK(Read("[{" + keys + "},{" + keys + "},{" + keys + "}]").ok());
   CHECK(Read("{\"a\":{" + keys + "},\"b\":{" + keys + "}}").ok());

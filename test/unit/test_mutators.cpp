@@ -80,7 +80,7 @@ TEST_CASE("M-3 a ServiceImport selector turns on propagateDeps") {
   const Mutation m = create(pp(
       R"("resourceSelectors":[{"apiVersion":"multicluster.x-k8s.io/v1alpha1","kind":"ServiceImport","namespace":"ns1","name":"s"}])"));
   REQUIRE(m.error.empty());
-  CHECK(m.at("/spec/propagateDeps")->GetBool());
+  CHECK(m.at("/spec/propagateDeps").IsTrue());
   const Mutation other = create(pp(
       R"("resourceSelectors":[{"apiVersion":"multicluster.x-k8s.io/v1beta1","kind":"ServiceImport","namespace":"ns1","name":"s"}])"));
   CHECK_FALSE(other.has("/spec/propagateDeps"));
@@ -136,7 +136,7 @@ TEST_CASE("M-7 the finalizer is appended once") {
   CHECK(m.string("/metadata/finalizers/1") == "karmada.io/propagation-policy-controller");
   const Mutation present =
       create(pp(kSelector, R"("name":"p","finalizers":["karmada.io/propagation-policy-controller"])"));
-  CHECK(present.at("/metadata/finalizers")->Size() == 1);
+  CHECK(kpw::test::array_at(present.doc, "/metadata/finalizers").Size() == 1);
 }
 
 TEST_CASE("design defaults priority 0 and preemption Never only when absent") {

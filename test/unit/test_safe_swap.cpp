@@ -122,7 +122,7 @@ TEST_CASE("parity: overflowAffinities [] is dropped (A2) and a removed propagate
       R"("resourceSelectors":[{"apiVersion":"multicluster.x-k8s.io/v1alpha1","kind":"ServiceImport","namespace":"ns1","name":"s"}],"propagateDeps":false,"placement":{"clusterAffinities":[{"affinityName":"a","overflowAffinities":[]}]})"));
   REQUIRE(m.error.empty());
   CHECK_FALSE(m.has("/spec/placement/clusterAffinities/0/overflowAffinities"));
-  CHECK(m.at("/spec/propagateDeps")->GetBool());
+  CHECK(m.at("/spec/propagateDeps").IsTrue());
 }
 
 TEST_CASE("H1: replicaSchedulingType \"\" is stored as Divided with its Weighted") {

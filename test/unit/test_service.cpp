@@ -6,6 +6,13 @@
 #include "json/json.hpp"
 #include "admission/registry.hpp"
 #include "admission/service.hpp"
+#include "json_access.hpp"
+
+using kpw::test::array_at;
+using kpw::test::bool_at;
+using kpw::test::int_at;
+using kpw::test::object_at;
+using kpw::test::string_at;
 
 namespace {
 
@@ -57,11 +64,11 @@ TEST_CASE("envelope: allowed v1 review echoes apiVersion and uid") {
 TEST_CASE("envelope: v1beta1 is echoed / missing apiVersion defaults to v1") {
   Answer a;
   post(a, review("admission.k8s.io/v1beta1", "policy.karmada.io", "PropagationPolicy", kBase));
-  CHECK(std::string(a.json()["apiVersion"].GetString()) == "admission.k8s.io/v1beta1");
+  CHECK(string_at(a.json(), "/apiVersion") == "admission.k8s.io/v1beta1");
   Answer b;
   post(b, review("", "policy.karmada.io", "PropagationPolicy", kBase));
-  CHECK(std::string(b.json()["apiVersion"].GetString()) == "admission.k8s.io/v1");
-  CHECK(b.json()["response"]["allowed"].GetBool());
+  CHECK(string_at(b.json(), "/apiVersion") == "admission.k8s.io/v1");
+  CHECK(bool_at(b.json(), "/response/allowed"));
 }
 
 TEST_CASE("envelope: unknown path is 404 / non-POST is 405 / ?timeout is ignored") {
@@ -78,7 +85,7 @@ TEST_CASE("envelope: unknown path is 404 / non-POST is 405 / ?timeout is ignored
   Answer d;
   post(d, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase),
        "/validate-propagationpolicy?timeout=3s");
-  CHECK(d.json()["response"]["allowed"].GetBool());
+  CHECK(bool_at(d.json(), "/response/allowed"));
 }
 
 TEST_CASE("envelope: pre-decode errors answer code 400 without apiVersion") {
@@ -88,15 +95,15 @@ TEST_CASE("envelope: pre-decode errors answer code 400 without apiVersion") {
          "/validate-propagationpolicy", "application/json; charset=utf-8");
     CHECK(a.http.status == 200);
     CHECK_FALSE(a.json().HasMember("apiVersion"));
-    CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
-    CHECK(std::string(a.json()["response"]["status"]["message"].GetString()).find(
+    CHECK(int_at(a.json(), "/response/status/code") == 400);
+    CHECK(string_at(a.json(), "/response/status/message").find(
               "application/json; charset=utf-8") != std::string::npos);
   }
   SECTION("empty body") {
     Answer a;
     post(a, "");
-    CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
-    CHECK(std::string(a.json()["response"]["uid"].GetString()).empty());
+    CHECK(int_at(a.json(), "/response/status/code") == 400);
+    CHECK(string_at(a.json(), "/response/uid").empty());
   }
   SECTION("malformed, too deep, duplicate keys, wrong apiVersion") {
     for (std::string body :
@@ -106,8 +113,8 @@ TEST_CASE("envelope: pre-decode errors answer code 400 without apiVersion") {
       Answer a;
       post(a, body);
       CHECK(a.http.status == 200);
-      CHECK_FALSE(a.json()["response"]["allowed"].GetBool());
-      CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+      CHECK_FALSE(bool_at(a.json(), "/response/allowed"));
+      CHECK(int_at(a.json(), "/response/status/code") == 400);
     }
   }
 }
@@ -115,15 +122,15 @@ TEST_CASE("envelope: pre-decode errors answer code 400 without apiVersion") {
 TEST_CASE("envelope: request.kind must be the kind the path serves") {
   Answer a;
   post(a, review("admission.k8s.io/v1", "apps", "Deployment", kBase));
-  CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
-  std::string msg = a.json()["response"]["status"]["message"].GetString();
+  CHECK(int_at(a.json(), "/response/status/code") == 400);
+  std::string msg = string_at(a.json(), "/response/status/message");
   CHECK(msg.find("apps/Deployment") != std::string::npos);
   CHECK(msg.find("policy.karmada.io/PropagationPolicy") != std::string::npos);
-  CHECK(std::string(a.json()["response"]["uid"].GetString()) == "u-1");
+  CHECK(string_at(a.json(), "/response/uid") == "u-1");
 
   Answer b;
   post(b, review("admission.k8s.io/v1", "policy.karmada.io", "ClusterPropagationPolicy", kBase));
-  CHECK(b.json()["response"]["status"]["code"].GetInt() == 400);
+  CHECK(int_at(b.json(), "/response/status/code") == 400);
 }
 
 TEST_CASE("envelope: V-D object absent / null or not an object is code 400 (C58)") {
@@ -131,15 +138,15 @@ TEST_CASE("envelope: V-D object absent / null or not an object is code 400 (C58)
     Answer a;
     post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", object,
                    "DELETE"));
-    CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
-    CHECK(std::string(a.json()["apiVersion"].GetString()) == "admission.k8s.io/v1");
+    CHECK(int_at(a.json(), "/response/status/code") == 400);
+    CHECK(string_at(a.json(), "/apiVersion") == "admission.k8s.io/v1");
   }
 }
 
 TEST_CASE("envelope: UPDATE without oldObject is code 400 on a validating path") {
   Answer a;
   post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase, "UPDATE"));
-  CHECK(a.json()["response"]["status"]["code"].GetInt() == 400);
+  CHECK(int_at(a.json(), "/response/status/code") == 400);
 }
 
 TEST_CASE("envelope: a denial is HTTP 200 / code 403 / reason Forbidden / one cause per error") {
@@ -148,14 +155,14 @@ TEST_CASE("envelope: a denial is HTTP 200 / code 403 / reason Forbidden / one ca
   obj.replace(obj.find(R"("namespace":"ns1","name":"d")"), 28, R"("namespace":"ns2","name":"d")");
   post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", obj));
   CHECK(a.http.status == 200);
-  const auto& st = a.json()["response"]["status"];
-  CHECK_FALSE(a.json()["response"]["allowed"].GetBool());
-  CHECK(st["code"].GetInt() == 403);
-  CHECK(std::string(st["reason"].GetString()) == "Forbidden");
-  REQUIRE(st["details"]["causes"].Size() == 1);
-  CHECK(std::string(st["details"]["causes"][0]["field"].GetString()) ==
+  const auto& st = object_at(a.json(), "/response/status");
+  CHECK_FALSE(bool_at(a.json(), "/response/allowed"));
+  CHECK(int_at(st, "/code") == 403);
+  CHECK(string_at(st, "/reason") == "Forbidden");
+  REQUIRE(array_at(st, "/details/causes").Size() == 1);
+  CHECK(string_at(st, "/details/causes/0/field") ==
         "spec.resourceSelectors[0].namespace");
-  CHECK(std::string(st["details"]["causes"][0]["type"].GetString()) == "FieldValueInvalid");
+  CHECK(string_at(st, "/details/causes/0/type") == "FieldValueInvalid");
 }
 
 TEST_CASE("envelope: too large answers HTTP 413 and closes") {
