@@ -2,25 +2,16 @@
 
 #include <string_view>
 
-#include "admission/registry.hpp"
 #include "admission/review.hpp"
-#include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "json/json_patch_apply.hpp"
+#include "kinds/kinds.hpp"
 
 namespace kpw::check {
 namespace {
 
 std::string_view text_of(const JsonValue* obj, std::string_view key) {
   return string_or_empty(obj, key);
-}
-
-// The webhook row serving (group, kind), validating or mutating.
-const Webhook* row_for(std::string_view group, std::string_view kind, bool mutating) {
-  for (const Webhook& w : webhooks()) {
-    if (w.group == group && w.kind == kind && w.mutating == mutating) return &w;
-  }
-  return nullptr;
 }
 
 // Sets obj[key] = value when the key is absent or null (structural defaulting).
@@ -42,45 +33,16 @@ void default_member(JsonValue& obj, std::string_view key, T value, JsonAllocator
   }
 }
 
-// The defaults of the policy CRDs (docs/check.md, "What is judged"), applied inside objects that
-// exist, as the API server's structural defaulting does before any webhook runs.
-void apply_policy_crd_defaults(JsonValue& object, JsonAllocator& alloc) {
-  JsonValue* spec = object_member(&object, "spec");
-  if (spec == nullptr) return;
-  default_member(*spec, "priority", std::int64_t{0}, alloc);
-  default_member(*spec, "preemption", std::string_view("Never"), alloc);
-  default_member(*spec, "schedulerName", std::string_view("default-scheduler"), alloc);
-  default_member(*spec, "conflictResolution", std::string_view("Abort"), alloc);
-  if (JsonValue* placement = object_member(spec, "placement")) {
-    if (JsonValue* rs = object_member(placement, "replicaScheduling")) {
-      default_member(*rs, "replicaSchedulingType", std::string_view("Divided"), alloc);
-    }
-  }
-  if (JsonValue* failover = object_member(spec, "failover")) {
-    if (JsonValue* app = object_member(failover, "application")) {
-      default_member(*app, "purgeMode", std::string_view("Gracefully"), alloc);
-      if (JsonValue* dc = object_member(app, "decisionConditions")) {
-        default_member(*dc, "tolerationSeconds", std::int64_t{300}, alloc);
-      }
-    }
-    if (JsonValue* cluster = object_member(failover, "cluster")) {
-      default_member(*cluster, "purgeMode", std::string_view("Gracefully"), alloc);
-    }
-  }
-}
-
 // What the API server checks before any webhook (metadata.hpp): nulls pruned, ObjectMeta, unknown
 // fields (errors, warnings or nothing, as --unknown-fields says).
-void judge_as_api_server(const SourceObject& src, JsonValue& obj, const Options& options,
-                         Judged& j) {
+void judge_as_api_server(const SourceObject& src, const Kind& kind, JsonValue& obj,
+                         const Options& options, Judged& j) {
   prune_nulls(obj);
   ErrorList errors;
   check_object_meta(obj, errors);
   ErrorList unknown;
   if (options.unknown_fields != UnknownFields::kIgnore) {
-    const bool policy =
-        j.kind == karmada::kPropagationPolicy || j.kind == karmada::kClusterPropagationPolicy;
-    check_unknown_fields(obj, policy, unknown);
+    check_unknown_fields(obj, kind.spec_fields, unknown);
   }
   for (const ErrorList* list : {&errors, &unknown}) {
     const bool as_warning = list == &unknown && options.unknown_fields == UnknownFields::kWarn;
@@ -124,17 +86,16 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   if (j.name.empty()) j.name = text_of(metadata, "generateName");
   const std::size_t slash = j.api_version.find('/');
   const std::string group = slash == std::string::npos ? "" : j.api_version.substr(0, slash);
-  const Webhook* validating = row_for(group, j.kind, false);
-  const Webhook* mutating = row_for(group, j.kind, true);
-  if (validating == nullptr) {
+  const Kind* kind = find_kind(group, j.kind);
+  if (kind == nullptr) {
     j.verdict = Verdict::kSkipped;
     j.skipped_reason = "kind " + (j.api_version.empty() ? std::string("?") : j.api_version) + " " +
                        (j.kind.empty() ? std::string("?") : j.kind) +
                        " is not served by this webhook";
     return j;
   }
-  // The request namespace: a PropagationPolicy's own, else --namespace; cluster-scoped kinds none.
-  if (j.kind == karmada::kPropagationPolicy) {
+  // The request namespace: a namespaced object's own, else --namespace; cluster-scoped kinds none.
+  if (kind->namespaced) {
     j.ns = text_of(metadata, "namespace");
     if (j.ns.empty()) {
       j.ns = options.default_namespace;
@@ -143,20 +104,18 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
       }
     }
   }
-  judge_as_api_server(src, obj, options, j);
-  if (j.kind == karmada::kPropagationPolicy || j.kind == karmada::kClusterPropagationPolicy) {
-    apply_policy_crd_defaults(obj, alloc);
-  }
+  judge_as_api_server(src, *kind, obj, options, j);
+  apply_crd_defaults(*kind, obj, alloc);
 
   AdmissionRequest request;
   request.operation = Operation::kCreate;
   request.name = j.name;
   request.ns = j.ns;
   request.object = &obj;
-  if (mutating != nullptr) {
+  if (kind->mutate != nullptr) {
     AdmissionResult mutation;
     mutation.patch.reset(&obj);
-    mutating->handler(request, mutation);
+    kind->mutate(request, mutation);
     if (mutation.patch.too_large()) {  // refused by the webhook too (service.cpp)
       j.errors.push_back(Problem{src.start, "",
                                  "the defaults this object needs make a JSON Patch of more than " +
@@ -176,9 +135,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
       return j;
     }
     // The API server defaults again after every mutating webhook.
-    if (j.kind == karmada::kPropagationPolicy || j.kind == karmada::kClusterPropagationPolicy) {
-      apply_policy_crd_defaults(obj, alloc);
-    }
+    apply_crd_defaults(*kind, obj, alloc);
     for (const std::string& w : mutation.warnings.all()) {
       j.warnings.push_back(Problem{warning_position(src, w), "", w});
     }
@@ -192,7 +149,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   strict.deleting = member(object_member(&obj, "metadata"), "deletionTimestamp") != nullptr;
   strict.warnings = &validation.warnings;
   validation.errors.set_context(&strict);
-  validating->handler(request, validation);
+  kind->validate(request, validation);
   validation.errors.set_context(nullptr);
   for (const FieldError& e : validation.errors.errors()) {
     j.errors.push_back(Problem{src.locate(e.field), e.field, e.text(), e.rule});

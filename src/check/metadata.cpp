@@ -5,7 +5,6 @@
 
 #include "api/object.hpp"
 #include "util/names.hpp"
-#include "validators/propagation_policy_schema.hpp"
 
 namespace kpw::check {
 namespace {
@@ -152,7 +151,8 @@ void prune_nulls(JsonValue& value) {
   if (out != value.MemberEnd()) value.EraseMember(out, value.MemberEnd());
 }
 
-void check_unknown_fields(const JsonValue& object, bool policy_kind, ErrorList& errors) {
+void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields,
+                          ErrorList& errors) {
   for (auto it = object.MemberBegin(); it != object.MemberEnd(); ++it) {
     const std::string_view name = view(it->name);
     if (listed(kTopLevelFields, name)) continue;
@@ -168,10 +168,10 @@ void check_unknown_fields(const JsonValue& object, bool policy_kind, ErrorList& 
       errors.forbidden(Rule::kKU1, field, "unknown field: the schema does not declare it");
     }
   }
-  if (!policy_kind) return;
+  if (spec_fields == nullptr) return;
   if (const JsonValue* spec = object_member(&object, "spec")) {
     const FieldPath path = FieldPath::root("spec");
-    check_policy_unknown_fields(*spec, path, errors);
+    spec_fields(*spec, path, errors);
   }
 }
 

@@ -5,6 +5,7 @@
 
 #include "admission/field_error.hpp"
 #include "json/json.hpp"
+#include "kinds/kinds.hpp"
 
 namespace kpw::check {
 
@@ -21,6 +22,8 @@ enum class UnknownFields { kError, kWarn, kIgnore };
 
 // K-U1: the fields of `object` that its kind's schema does not declare (the top level, metadata,
 // and for PropagationPolicy / ClusterPropagationPolicy the whole spec), as errors.
-void check_unknown_fields(const JsonValue& object, bool policy_kind, ErrorList& errors);
+// `spec_fields`: the kind's spec walk (the kind table's), nullptr when its spec is not walked.
+void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields,
+                          ErrorList& errors);
 
 }  // namespace kpw::check

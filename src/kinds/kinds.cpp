@@ -91,10 +91,8 @@ static_assert(paths_unique(), "two kinds serve the same path");
 
 JsonValue* child_object(JsonValue& obj, std::string_view key) {
   if (!obj.IsObject()) return nullptr;
-  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    if (same_name(it->name, key)) return it->value.IsObject() ? &it->value : nullptr;
-  }
-  return nullptr;
+  JsonValue* child = find_member(obj, key);
+  return child != nullptr && child->IsObject() ? child : nullptr;
 }
 
 void set_if_absent(JsonValue& obj, std::string_view key, const CrdDefault& d,
@@ -105,9 +103,8 @@ void set_if_absent(JsonValue& obj, std::string_view key, const CrdDefault& d,
   } else {
     value.SetInt64(std::get<std::int64_t>(d.value));
   }
-  for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    if (!same_name(it->name, key)) continue;
-    if (it->value.IsNull()) it->value = value;
+  if (JsonValue* existing = find_member(obj, key)) {
+    if (existing->IsNull()) *existing = value;
     return;
   }
   obj.AddMember(JsonValue(key.data(), static_cast<rapidjson::SizeType>(key.size()), allocator),
