@@ -274,55 +274,17 @@ int review(const ServeFlags& flags, const std::string& path, const std::string& 
   return answer.status == 200 ? 0 : 1;
 }
 
-// `kinds`: the kind table, as the manifests and their test read it (JSON, one object per kind).
+// `kinds`: the kind table, as the manifests and their test read it.
 int print_kinds() {
-  std::string out = "[";
-  for (const kpw::Kind& k : kpw::kinds()) {
-    if (out.size() > 1) out += ",";
-    out += "\n  {\"group\":";
-    kpw::append_json_string(out, k.group);
-    out += ",\"version\":";
-    kpw::append_json_string(out, k.version);
-    out += ",\"kind\":";
-    kpw::append_json_string(out, k.kind);
-    out += ",\"resource\":";
-    kpw::append_json_string(out, k.resource);
-    out += ",\"scope\":";
-    kpw::append_json_string(out, k.namespaced ? "Namespaced" : "Cluster");
-    out += ",\"validatingWebhook\":";
-    kpw::append_json_string(out, k.validating_name);
-    out += ",\"mutatingWebhook\":";
-    kpw::append_json_string(out, k.mutating_name);
-    out += ",\"validatePath\":";
-    kpw::append_json_string(out, k.validate_path);
-    out += ",\"mutatePath\":";
-    kpw::append_json_string(out, k.mutate_path);
-    out += ",\"rules\":[";
-    for (std::size_t i = 0; i < k.rules.size(); ++i) {
-      if (i > 0) out += ",";
-      kpw::append_json_string(out, kpw::rule_id(k.rules[i]));
-    }
-    out += "]}";
-  }
-  out += "\n]\n";
+  const std::string out = kpw::kinds_json();
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
-}
-
-// "PropagationPolicy, ClusterPropagationPolicy, …" for --help.
-std::string kind_names() {
-  std::string out;
-  for (const kpw::Kind& k : kpw::kinds()) {
-    if (!out.empty()) out += ", ";
-    out += k.kind;
-  }
-  return out;
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  CLI::App app{"Admission webhook for Karmada's policy APIs (" + kind_names() + ")",
+  CLI::App app{"Admission webhook for Karmada's policy APIs (" + kpw::kind_names() + ")",
                "karmada-policy-webhook"};
   app.require_subcommand(0, 1);
   ServeFlags flags;

@@ -2,10 +2,12 @@
 
 #include <array>
 #include <cstddef>
+#include <string>
 
 #include "admission/registry.hpp"
 #include "api/karmada.hpp"
 #include "api/object.hpp"
+#include "util/json_text.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
@@ -137,5 +139,49 @@ void apply_crd_defaults(const Kind& kind, JsonValue& object, JsonAllocator& allo
 
 // admission/registry.hpp's rows, from the kind table.
 std::span<const Webhook> webhooks() { return kWebhooks; }
+
+// The kind table as JSON, one object per kind (`karmada-policy-webhook kinds`).
+std::string kinds_json() {
+  std::string out = "[";
+  for (const Kind& k : kinds()) {
+    if (out.size() > 1) out += ",";
+    out += "\n  {\"group\":";
+    append_json_string(out, k.group);
+    out += ",\"version\":";
+    append_json_string(out, k.version);
+    out += ",\"kind\":";
+    append_json_string(out, k.kind);
+    out += ",\"resource\":";
+    append_json_string(out, k.resource);
+    out += ",\"scope\":";
+    append_json_string(out, k.namespaced ? "Namespaced" : "Cluster");
+    out += ",\"validatingWebhook\":";
+    append_json_string(out, k.validating_name);
+    out += ",\"mutatingWebhook\":";
+    append_json_string(out, k.mutating_name);
+    out += ",\"validatePath\":";
+    append_json_string(out, k.validate_path);
+    out += ",\"mutatePath\":";
+    append_json_string(out, k.mutate_path);
+    out += ",\"rules\":[";
+    for (std::size_t i = 0; i < k.rules.size(); ++i) {
+      if (i > 0) out += ",";
+      append_json_string(out, rule_id(k.rules[i]));
+    }
+    out += "]}";
+  }
+  out += "\n]\n";
+  return out;
+}
+
+// "PropagationPolicy, ClusterPropagationPolicy, …" for --help.
+std::string kind_names() {
+  std::string out;
+  for (const Kind& k : kinds()) {
+    if (!out.empty()) out += ", ";
+    out += k.kind;
+  }
+  return out;
+}
 
 }  // namespace kpw

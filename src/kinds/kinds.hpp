@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -50,6 +51,10 @@ struct Kind {
 };
 
 std::span<const Kind> kinds();
+// The table as JSON, one object per kind (`karmada-policy-webhook kinds`; the manifests test).
+std::string kinds_json();
+// "PropagationPolicy, ClusterPropagationPolicy, …" (--help).
+std::string kind_names();
 const Kind* find_kind(std::string_view group, std::string_view kind);
 
 // Applies `kind`'s CRD defaults to `object` as the API server does (absent or null fields inside
