@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "admission/rules.hpp"
+#include "check/yaml_scalar.hpp"
 
 namespace kpw::check {
 namespace {

@@ -1,7 +1,5 @@
 #include "json/json_reader.hpp"
 
-#include <algorithm>
-#include <bit>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
@@ -11,279 +9,24 @@
 #include <limits>
 #include <optional>
 #include <system_error>
-#include <utility>
 #include <vector>
 
-#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
-#include <emmintrin.h>
-#endif
-
-#include "util/hash.hpp"
+#include "json/json_scan.hpp"
+#include "json/key_index.hpp"
 
 namespace kpw {
 namespace {
 
-// ---- scanning strings for the byte that ends a run of plain ASCII text ----
-// '"', '\\', a control character, or a byte >= 0x80 (the start of a UTF-8 sequence, checked
-// where it is found: outside strings such a byte is a syntax error anyway, so the text needs no
-// separate UTF-8 pass). Sixteen bytes at a time with SSE2 (every x86-64), eight with SWAR
-// elsewhere (or when built with KPW_JSON_SWAR, as `make test-asan` does, so that both are
-// tested). Loads are unaligned and made only while that many bytes are readable, so they never
-// pass the buffer.
-
-#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
-
-char* find_special(char* p, const char* limit) {
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (limit - p >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // A byte is below 0x20 when the unsigned minimum of it and 0x1F is the byte itself.
-    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
-    const __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
-    if (const int m = _mm_movemask_epi8(hit) | _mm_movemask_epi8(v)) {
-      return p + std::countr_zero(static_cast<unsigned>(m));
-    }
-    p += 16;
-  }
-  for (;; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-  }
-}
-
-#else
-
-constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
-
-// The high bit of every byte of `w` that is '"', '\\', a control character (< 0x20) or >= 0x80.
-// Borrows can flag a byte above a real match, never below one, so the lowest flagged byte is
-// exact.
-constexpr std::uint64_t special_bytes(std::uint64_t w) {
-  const std::uint64_t quote = w ^ (kOnes * '"');
-  const std::uint64_t backslash = w ^ (kOnes * '\\');
-  return (((quote - kOnes) & ~quote) | ((backslash - kOnes) & ~backslash) |
-          ((w - kOnes * 0x20) & ~w) | w) &
-         kHighBits;
-}
-
-char* find_special(char* p, const char* limit) {
-  while (limit - p >= 8) {
-    std::uint64_t w;
-    std::memcpy(&w, p, 8);
-    if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap64(w);
-    if (const std::uint64_t m = special_bytes(w)) return p + (std::countr_zero(m) >> 3);
-    p += 8;
-  }
-  for (;; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-  }
-}
-
-#endif
-
-// The length of the UTF-8 sequence starting at `p` (RFC 3629: no overlong form, no surrogate,
-// nothing past U+10FFFF), or 0 when the bytes are not one. Continuation bytes are read one by
-// one, so a truncated sequence stops at the text's NUL.
-std::size_t utf8_sequence(const char* text) {
-  const auto* p = reinterpret_cast<const unsigned char*>(text);
-  const unsigned c = p[0];
-  std::size_t extra = 0;
-  unsigned lo = 0x80, hi = 0xBF;  // bounds of the first continuation byte
-  if (c >= 0xC2 && c <= 0xDF) {
-    extra = 1;
-  } else if (c >= 0xE0 && c <= 0xEF) {
-    extra = 2;
-    if (c == 0xE0) lo = 0xA0;  // overlong
-    if (c == 0xED) hi = 0x9F;  // surrogates
-  } else if (c >= 0xF0 && c <= 0xF4) {
-    extra = 3;
-    if (c == 0xF0) lo = 0x90;  // overlong
-    if (c == 0xF4) hi = 0x8F;  // beyond U+10FFFF
-  } else {
-    return 0;
-  }
-  if (p[1] < lo || p[1] > hi) return 0;
-  for (std::size_t k = 2; k <= extra; ++k) {
-    if (p[k] < 0x80 || p[k] > 0xBF) return 0;
-  }
-  return extra + 1;
-}
-
-bool is_digit(char c) { return static_cast<unsigned char>(c - '0') < 10; }
-
-// Four hexadecimal digits at `p`, read one by one so that a short text stops at its NUL.
-bool hex4(const char* p, unsigned& out) {
-  out = 0;
-  for (int i = 0; i < 4; ++i) {
-    const char c = p[i];
-    unsigned d;
-    if (c >= '0' && c <= '9') {
-      d = static_cast<unsigned>(c - '0');
-    } else if (c >= 'a' && c <= 'f') {
-      d = static_cast<unsigned>(c - 'a' + 10);
-    } else if (c >= 'A' && c <= 'F') {
-      d = static_cast<unsigned>(c - 'A' + 10);
-    } else {
-      return false;
-    }
-    out = out << 4 | d;
-  }
-  return true;
-}
-
-// Writes code point `cp` (not a surrogate, at most U+10FFFF) as UTF-8 at `w`.
-char* put_utf8(char* w, unsigned cp) {
-  if (cp < 0x80) {
-    *w++ = static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    *w++ = static_cast<char>(0xC0 | cp >> 6);
-    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *w++ = static_cast<char>(0xE0 | cp >> 12);
-    *w++ = static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    *w++ = static_cast<char>(0xF0 | cp >> 18);
-    *w++ = static_cast<char>(0x80 | (cp >> 12 & 0x3F));
-    *w++ = static_cast<char>(0x80 | (cp >> 6 & 0x3F));
-    *w++ = static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return w;
-}
-
-// ---- duplicate keys ----
-// Each object keeps a 64-bit Bloom filter of its keys and, when it may hold the key being read,
-// scans its keys. Past kScanLimit keys nearly every key hits the filter, and an object of k keys
-// would cost O(k^2) (a 3 MiB body holds ~500 000 keys), so from there the object's keys are found
-// through the thread's KeyIndex instead.
-
-constexpr std::size_t kScanLimit = 16;
-
-// A key of an object being read. Its fingerprint packs the key's length (low 32 bits) with its
-// first and last bytes, or, once the object is indexed, with its hash (high 32 bits), so the bytes
-// are compared only for a likely repeat.
-struct SeenKey {
-  std::uint64_t fingerprint;
-  const char* text;
-};
-
-std::uint64_t fingerprint(std::string_view key) {
-  if (key.empty()) return 0;
-  return std::uint64_t{key.size()} | std::uint64_t{static_cast<unsigned char>(key.front())} << 32 |
-         std::uint64_t{static_cast<unsigned char>(key.back())} << 40;
-}
-
-// An open-addressing hash table (linear probing, at most half full) of the keys of the indexed
-// objects being read: an outer object and the objects it holds can be indexed at once, and their
-// entries share the table. An entry names its key by index in the reader's key stack, so the
-// current object's entries are those at or past its first key; an object's entries leave the
-// table when it ends. One per thread, kept across reads: once grown it allocates nothing, and it
-// is as large as the most keys indexed at once, which is linear in the text.
-class KeyIndex {
- public:
-  // The keys come from the tenant: keyed_hash (util/hash.hpp) leaves them no collisions to aim
-  // at. The object (its first key's index) is hashed too, so that the same keys in objects nested
-  // in one another do not share slots.
-  static std::uint32_t hash(std::size_t object, std::string_view key) {
-    return static_cast<std::uint32_t>(keyed_hash(object, key));
-  }
-
-  static std::uint64_t indexed_fingerprint(std::uint32_t h, std::string_view key) {
-    return std::uint64_t{h} << 32 | static_cast<std::uint32_t>(key.size());
-  }
-
-  std::size_t size() const { return used_; }
-
-  // Makes room for `more` entries.
-  void reserve(std::size_t more) {
-    while ((used_ + more) * 2 > slots_.size()) grow();
-  }
-
-  // Enters `key`, the key `index` of the current object (whose first key is `first`), unless
-  // `keys` holds an earlier key of that object with the same bytes: then false. `h` is its hash
-  // for that object; reserve() must have been called.
-  bool insert(std::uint32_t h, std::size_t first, std::size_t index, std::string_view key,
-              const std::vector<SeenKey>& keys) {
-    const std::uint64_t f = indexed_fingerprint(h, key);
-    const std::size_t mask = slots_.size() - 1;
-    for (std::size_t s = h & mask;; s = (s + 1) & mask) {
-      const Slot slot = slots_[s];
-      if (slot.key == 0) {
-        slots_[s] = Slot{h, static_cast<std::uint32_t>(index + 1)};
-        ++used_;
-        return true;
-      }
-      if (slot.hash == h && slot.key - 1 >= first) {
-        const SeenKey& seen = keys[slot.key - 1];
-        if (seen.fingerprint == f && std::memcmp(seen.text, key.data(), key.size()) == 0) {
-          return false;
-        }
-      }
-    }
-  }
-
-  // Empties the table when it holds exactly `entries` entries that fill an eighth of it or more
-  // (clearing it costs its size, erasing them one by one a random access each); false otherwise.
-  bool wipe_if_only(std::size_t entries) {
-    if (entries != used_ || entries * 8 < slots_.size()) return false;
-    std::fill(slots_.begin(), slots_.end(), Slot{});
-    used_ = 0;
-    return true;
-  }
-
-  // Removes the entry of key `index`, whose hash is `h`, if there is one. Later entries of its run
-  // move back (Knuth's algorithm R), so no probe ever crosses a hole: no tombstones pile up.
-  void erase(std::uint32_t h, std::size_t index) {
-    const std::size_t mask = slots_.size() - 1;
-    std::size_t hole = h & mask;
-    for (;; hole = (hole + 1) & mask) {
-      if (slots_[hole].key == 0) return;
-      if (slots_[hole].key == index + 1) break;
-    }
-    for (std::size_t s = (hole + 1) & mask; slots_[s].key != 0; s = (s + 1) & mask) {
-      // The entry at s stays unless its home is cyclically outside (hole, s].
-      const std::size_t home = slots_[s].hash & mask;
-      if (((s - home) & mask) >= ((s - hole) & mask)) {
-        slots_[hole] = slots_[s];
-        hole = s;
-      }
-    }
-    slots_[hole] = Slot{};
-    --used_;
-  }
-
- private:
-  struct Slot {
-    std::uint32_t hash = 0;
-    // The key's index plus one, 0 for an empty slot: 32 bits, as the document's sizes are.
-    std::uint32_t key = 0;
-  };
-
-  [[gnu::noinline]] void grow() {
-    const std::vector<Slot> old =
-        std::exchange(slots_, std::vector<Slot>(std::max<std::size_t>(64, slots_.size() * 2)));
-    const std::size_t mask = slots_.size() - 1;
-    for (const Slot& slot : old) {
-      if (slot.key == 0) continue;
-      std::size_t s = slot.hash & mask;
-      while (slots_[s].key != 0) s = (s + 1) & mask;
-      slots_[s] = slot;
-    }
-  }
-
-  std::vector<Slot> slots_;  // a power of two in size, or empty
-  std::size_t used_ = 0;
-};
-
-// What the reader keeps of one thread's reads.
-struct KeyState {
-  std::vector<SeenKey> keys;  // of the objects being read, innermost last
-  KeyIndex index;
-};
+using json_keys::fingerprint;
+using json_keys::KeyIndex;
+using json_keys::KeyState;
+using json_keys::kScanLimit;
+using json_keys::SeenKey;
+using json_scan::find_special;
+using json_scan::hex4;
+using json_scan::is_digit;
+using json_scan::put_utf8;
+using json_scan::utf8_sequence;
 
 // Recursive descent over the text, one function per JSON production. Recursion is bounded by
 // kMaxJsonDepth: a container deeper than that is refused before it is descended into.

@@ -9,6 +9,7 @@
 
 #include "admission/field_error.hpp"
 #include "check/source.hpp"
+#include "check/yaml_scalar.hpp"
 #include "json_access.hpp"
 
 using kpw::check::load;
