@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "admission/service.hpp"
 #include "api/karmada.hpp"
@@ -253,7 +254,9 @@ int serve(const ServeFlags& f) {
   options.large_review_bytes = static_cast<std::size_t>(f.large_review_bytes);
   options.review_threads = static_cast<unsigned>(f.review_threads);
   options.max_large_reviews = static_cast<std::size_t>(f.max_large_reviews);
-  kpw::metrics::set_webhooks(kpw::webhook_paths());
+  std::vector<kpw::metrics::WebhookSeriesSpec> series;
+  for (const kpw::Webhook& w : kpw::webhooks()) series.push_back({w.path, w.rules});
+  kpw::metrics::set_webhooks(series);
   if (auto error = kpw::run_server(options, &kpw::handle_http)) return usage_error(*error);
   return 0;
 }

@@ -11,6 +11,7 @@
 #include "api/object.hpp"
 #include "validators/common.hpp"
 #include "validators/propagation_policy_placement.hpp"
+#include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
 
 namespace kpw {
@@ -43,7 +44,7 @@ bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& k
   if (canonical(scheduler) != canonical(old_scheduler)) {
     const FieldPath spec = FieldPath::root("spec");
     const FieldPath path = spec.child("schedulerName");
-    errors.invalid(Rule::kVU1, path, scheduler,
+    errors.invalid(rules::kVU1, path, scheduler,
                    "the scheduler name cannot be changed (it was " + echoed(old_scheduler) + ")");
     return true;
   }
@@ -57,7 +58,7 @@ bool check_immutable_fields(const AdmissionRequest& request, const PolicyKind& k
     const FieldPath metadata = FieldPath::root("metadata");
     const FieldPath labels = metadata.child("labels");
     const FieldPath path = labels.key(kind.permanent_id_label);
-    errors.invalid(Rule::kVU2, path, id,
+    errors.invalid(rules::kVU2, path, id,
                    "the label is immutable: it is set by the system when the policy is created "
                    "(it was " +
                        echoed(old_id) + ")");
@@ -74,7 +75,7 @@ bool check_permanent_id_present(const JsonValue& object, const PolicyKind& kind,
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels_path = metadata.child("labels");
   const FieldPath path = labels_path.key(kind.permanent_id_label);
-  errors.required(Rule::kVL1, path, "set by the mutating webhook when the policy is created");
+  errors.required(rules::kVL1, path, "set by the mutating webhook when the policy is created");
   return true;
 }
 
@@ -113,7 +114,7 @@ void check_propagate_deps(const JsonValue& spec, const FieldPath& spec_path, Err
   if (object_member(object_member(&spec, "failover"), "application") == nullptr) return;
   if (bool_member(&spec, "propagateDeps").value_or(false)) return;
   const FieldPath path = spec_path.child("propagateDeps");
-  errors.invalid_bool(Rule::kVF0, path, false, "must be true when application failover is set");
+  errors.invalid_bool(rules::kVF0, path, false, "must be true when application failover is set");
 }
 
 // V-F1 … V-F5 and D-F1 … D-F3.
@@ -126,7 +127,7 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
       t && *t < 0) {
     const FieldPath dc = app_path.child("decisionConditions");
     const FieldPath path = dc.child("tolerationSeconds");
-    errors.invalid(Rule::kVF1, path, static_cast<long long>(*t),
+    errors.invalid(rules::kVF1, path, static_cast<long long>(*t),
                    "must be greater than or equal to 0");
   }
   // V-F2, V-F3, V-F4 / D-F1: a grace period belongs to graceful purging, and is positive.
@@ -135,22 +136,22 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
   const FieldPath grace_path = app_path.child("gracePeriodSeconds");
   const bool graceful = karmada::is_graceful_purge_mode(mode);
   if (grace && !graceful) {
-    errors.invalid(Rule::kVF2, grace_path, static_cast<long long>(*grace),
+    errors.invalid(rules::kVF2, grace_path, static_cast<long long>(*grace),
                    "only allowed when purgeMode is Gracefully");
   }
   if (!grace && graceful) {
-    errors.required(Rule::kVF3, grace_path, "must be set when purgeMode is " + std::string(mode));
+    errors.required(rules::kVF3, grace_path, "must be set when purgeMode is " + std::string(mode));
   }
   if (grace && *grace <= 0) {
-    errors.invalid(Rule::kVF4, grace_path, static_cast<long long>(*grace),
+    errors.invalid(rules::kVF4, grace_path, static_cast<long long>(*grace),
                    "must be greater than 0");
   }
-  check_state_preservation(Rule::kVF5, app, app_path, errors);
+  check_state_preservation(rules::kVF5, app, app_path, errors);
   // D-F3: the design's fields, checked when present.
   if (const std::optional<std::int64_t> block = int_member(&app, "blockPredecessorSeconds");
       block && *block < 0) {
     const FieldPath path = app_path.child("blockPredecessorSeconds");
-    errors.invalid(Rule::kDF3, path, static_cast<long long>(*block),
+    errors.invalid(rules::kDF3, path, static_cast<long long>(*block),
                    "must be greater than or equal to 0");
   }
   if (const JsonValue* pre = object_member(&app, "preConditions")) {
@@ -158,13 +159,13 @@ void check_application_failover(const JsonValue& app, const FieldPath& app_path,
     if (const std::optional<std::int64_t> delay = int_member(pre, "delaySeconds");
         delay && *delay < 0) {
       const FieldPath path = pre_path.child("delaySeconds");
-      errors.invalid(Rule::kDF3, path, static_cast<long long>(*delay),
+      errors.invalid(rules::kDF3, path, static_cast<long long>(*delay),
                      "must be greater than or equal to 0");
     }
     if (const std::optional<std::string_view> state = string_member(pre, "healthyState");
         state && *state != "Healthy") {
       const FieldPath path = pre_path.child("healthyState");
-      errors.not_supported(Rule::kDF3, path, *state, {"Healthy"});
+      errors.not_supported(rules::kDF3, path, *state, {"Healthy"});
     }
   }
   warn_old_purge_mode(app, app_path, result);
@@ -180,7 +181,7 @@ void check_failover(const JsonValue& spec, const FieldPath& spec_path, Admission
   }
   if (const JsonValue* cluster = object_member(failover, "cluster")) {
     const FieldPath cluster_path = failover_path.child("cluster");
-    check_state_preservation(Rule::kVF6, *cluster, cluster_path, result.errors);
+    check_state_preservation(rules::kVF6, *cluster, cluster_path, result.errors);
     warn_old_purge_mode(*cluster, cluster_path, result);
   }
 }
@@ -261,7 +262,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
       if (detail.empty()) detail = "must be the policy's namespace " + echoed(request.ns);
       const FieldPath item = list.index(i);
       const FieldPath path = item.child("namespace");
-      result.errors.invalid(Rule::kVS1, path, ns, detail);
+      result.errors.invalid(rules::kVS1, path, ns, detail);
     }
   }
   if (string_or_empty(&spec, "preemption") != "Always") return;  // exact, as upstream
@@ -270,7 +271,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
     if (!string_or_empty(&(*selectors)[i], "name").empty()) continue;
     const FieldPath item = list.index(i);
     const FieldPath path = item.child("name");
-    result.errors.required(Rule::kVR1, path,
+    result.errors.required(rules::kVR1, path,
                            "a selector must name its resource when preemption is Always");
   }
   if (!kind.cluster_scoped) return;
@@ -288,7 +289,7 @@ void check_resource_selectors(const JsonValue& spec, const FieldPath& spec_path,
       detail +=
           " is namespaced: a ClusterPropagationPolicy with preemption Always must name its "
           "namespace";
-      result.errors.required(Rule::kDR2, path, detail);
+      result.errors.required(rules::kDR2, path, detail);
     } else if (!k.empty() && !is_listed(kClusterScopedKinds, group, k)) {
       result.warnings.add_built([&](std::string& w) {
         item.append_to(w);
@@ -308,7 +309,7 @@ void check_suspension(const JsonValue& spec, const FieldPath& spec_path, ErrorLi
   if (array_size(object_member(suspension, "dispatchingOnClusters"), "clusterNames") == 0) return;
   const FieldPath suspension_path = spec_path.child("suspension");
   const FieldPath path = suspension_path.child("dispatchingOnClusters");
-  errors.forbidden(Rule::kVX1, path,
+  errors.forbidden(rules::kVX1, path,
                    "may not name clusters while dispatching is true (which suspends all)");
 }
 
@@ -321,9 +322,9 @@ void validate_policy(const AdmissionRequest& request, const PolicyKind& kind,
   const JsonValue* spec_member = member(request.object, "spec");
   if (spec_member == nullptr || !spec_member->IsObject()) {
     if (spec_member == nullptr) {
-      errors.required(Rule::kSC3, spec_path, "a policy needs spec.resourceSelectors");
+      errors.required(rules::kSC3, spec_path, "a policy needs spec.resourceSelectors");
     } else {
-      errors.invalid(Rule::kSC1, spec_path, *spec_member, "must be of type object");
+      errors.invalid(rules::kSC1, spec_path, *spec_member, "must be of type object");
     }
     return;
   }

@@ -9,6 +9,7 @@
 
 #include "api/object.hpp"
 #include "validators/common.hpp"
+#include "validators/propagation_policy_rules.hpp"
 
 namespace kpw {
 namespace {
@@ -33,7 +34,7 @@ void check_overflow_support(const JsonValue& placement, const JsonValue* terms,
     if (array_member(&(*terms)[i], "overflowAffinities") == nullptr) continue;
     const FieldPath term = terms_path.index(i);
     const FieldPath path = term.child("overflowAffinities");
-    errors.forbidden(Rule::kVP2, path,
+    errors.forbidden(rules::kVP2, path,
                      "needs replicaScheduling Divided with replicaDivisionPreference Aggregated, "
                      "or Weighted with a weightPreference.dynamicWeight");
   }
@@ -54,12 +55,12 @@ void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path
   if (overflows == nullptr) return;
   const FieldPath list = term_path.child("overflowAffinities");
   if (affinity_is_empty(term)) {
-    errors.forbidden(Rule::kVP7, list,
+    errors.forbidden(rules::kVP7, list,
                      "needs the term's own cluster affinity (labelSelector, fieldSelector, "
                      "clusterNames or exclude) to overflow from");
   }
   // V-P9: names are unique within the term, the term's own name included.
-  Duplicates names(Rule::kVP9);
+  Duplicates names(rules::kVP9);
   if (const std::optional<std::string_view> primary = string_member(&term, "affinityName")) {
     names.seed(*primary);
   }
@@ -67,30 +68,30 @@ void check_overflow_affinities(const JsonValue& term, const FieldPath& term_path
     const JsonValue& o = (*overflows)[j];
     if (!o.IsObject()) continue;
     const FieldPath item = list.index(j);
-    check_label_key(Rule::kVP8, o, "affinityName", item, errors);
+    check_label_key(rules::kVP8, o, "affinityName", item, errors);
     if (const std::optional<std::string_view> name = string_member(&o, "affinityName")) {
       const FieldPath path = item.child("affinityName");
       names.check(*name, j, path, errors);
     }
-    check_cluster_field_selector(Rule::kVP10, o, item, errors);
+    check_cluster_field_selector(rules::kVP10, o, item, errors);
   }
 }
 
 // V-P4, V-P5, V-P6, then the overflow rules, term by term.
 void check_affinity_terms(const JsonValue* terms, const FieldPath& terms_path, ErrorList& errors) {
   if (terms == nullptr) return;
-  Duplicates names(Rule::kVP5);
+  Duplicates names(rules::kVP5);
   for (SizeType i = 0; i < terms->Size(); ++i) {
     const JsonValue& term = (*terms)[i];
     if (!term.IsObject()) continue;
     const FieldPath item = terms_path.index(i);
-    check_label_key(Rule::kVP4, term, "affinityName", item, errors);
+    check_label_key(rules::kVP4, term, "affinityName", item, errors);
     // V-P5 / D-P2: each repeat of an earlier name, exact and case-sensitive.
     if (const std::optional<std::string_view> name = string_member(&term, "affinityName")) {
       const FieldPath path = item.child("affinityName");
       names.check(*name, i, path, errors);
     }
-    check_cluster_field_selector(Rule::kVP6, term, item, errors);
+    check_cluster_field_selector(rules::kVP6, term, item, errors);
     check_overflow_affinities(term, item, errors);
   }
 }
@@ -103,7 +104,7 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
   const FieldPath list_path = placement_path.child("spreadConstraints");
   bool by_field = false;
   bool by_cluster = false;
-  Duplicates fields(Rule::kVS6, Duplicates::Report::kOncePerValue);
+  Duplicates fields(rules::kVS6, Duplicates::Report::kOncePerValue);
   for (SizeType i = 0; i < list->Size(); ++i) {
     const JsonValue& c = (*list)[i];
     if (!c.IsObject()) continue;
@@ -113,20 +114,20 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
     const std::int64_t max_groups = int_member(&c, "maxGroups").value_or(0);
     if (!field.empty() && !string_or_empty(&c, "spreadByLabel").empty()) {  // V-S2
       const FieldPath path = item.child("spreadByLabel");
-      errors.forbidden(Rule::kVS2, path, "may not be set together with spreadByField");
+      errors.forbidden(rules::kVS2, path, "may not be set together with spreadByField");
     }
     const FieldPath min_path = item.child("minGroups");
     const FieldPath max_path = item.child("maxGroups");
     if (min_groups < 0) {  // V-S3
-      errors.invalid(Rule::kVS3, min_path, static_cast<long long>(min_groups),
+      errors.invalid(rules::kVS3, min_path, static_cast<long long>(min_groups),
                      "must be greater than or equal to 0");
     }
     if (max_groups < 0) {  // V-S4
-      errors.invalid(Rule::kVS4, max_path, static_cast<long long>(max_groups),
+      errors.invalid(rules::kVS4, max_path, static_cast<long long>(max_groups),
                      "must be greater than or equal to 0");
     }
     if (max_groups > 0 && max_groups < min_groups) {  // V-S5 (maxGroups 0 means unset)
-      errors.invalid(Rule::kVS5, max_path, static_cast<long long>(max_groups),
+      errors.invalid(rules::kVS5, max_path, static_cast<long long>(max_groups),
                      "must be greater than or equal to minGroups");
     }
     if (!field.empty()) {  // V-S6: once per value, at its second occurrence
@@ -137,7 +138,7 @@ void check_spread_constraints(const JsonValue& placement, const FieldPath& place
     }
   }
   if (by_field && !by_cluster) {  // V-S7
-    errors.required(Rule::kVS7, list_path,
+    errors.required(rules::kVS7, list_path,
                     "a constraint with spreadByField \"cluster\" is required when spreading by "
                     "field");
   }
@@ -154,15 +155,15 @@ void check_workload_affinity(const JsonValue& placement, const FieldPath& placem
   const JsonValue* affinity = object_member(wa, "affinity");
   const JsonValue* anti = object_member(wa, "antiAffinity");
   if (affinity != nullptr) {
-    check_label_key(Rule::kVW1, *affinity, "groupByLabelKey", affinity_path, errors);
+    check_label_key(rules::kVW1, *affinity, "groupByLabelKey", affinity_path, errors);
   }
-  if (anti != nullptr) check_label_key(Rule::kVW2, *anti, "groupByLabelKey", anti_path, errors);
+  if (anti != nullptr) check_label_key(rules::kVW2, *anti, "groupByLabelKey", anti_path, errors);
   if (affinity == nullptr || anti == nullptr) return;
   const std::optional<std::string_view> key = string_member(affinity, "groupByLabelKey");
   const std::optional<std::string_view> anti_key = string_member(anti, "groupByLabelKey");
   if (key && anti_key && *key == *anti_key) {
     const FieldPath path = anti_path.child("groupByLabelKey");
-    errors.invalid(Rule::kVW3, path, *anti_key, "must differ from affinity.groupByLabelKey");
+    errors.invalid(rules::kVW3, path, *anti_key, "must differ from affinity.groupByLabelKey");
   }
 }
 
@@ -177,7 +178,7 @@ void check_cluster_tolerations(const JsonValue& placement, const FieldPath& plac
     if (op != "Lt" && op != "Gt") continue;
     const FieldPath item = list_path.index(i);
     const FieldPath path = item.child("operator");
-    errors.not_supported(Rule::kVT1, path, op, {"", "Exists", "Equal"});
+    errors.not_supported(rules::kVT1, path, op, {"", "Exists", "Equal"});
   }
 }
 
@@ -191,13 +192,13 @@ void check_policy_placement(const JsonValue& spec, const FieldPath& spec_path, E
   const JsonValue* affinity = object_member(placement, "clusterAffinity");
   const JsonValue* terms = array_member(placement, "clusterAffinities");
   if (affinity != nullptr && terms != nullptr) {  // V-P1 / D-P1: `[]` counts as set
-    errors.forbidden(Rule::kVP1, terms_path,
+    errors.forbidden(rules::kVP1, terms_path,
                      "may not be set together with spec.placement.clusterAffinity");
   }
   check_overflow_support(*placement, terms, terms_path, errors);  // V-P2
   if (affinity != nullptr) {                                      // V-P3
     const FieldPath affinity_path = placement_path.child("clusterAffinity");
-    check_cluster_field_selector(Rule::kVP3, *affinity, affinity_path, errors);
+    check_cluster_field_selector(rules::kVP3, *affinity, affinity_path, errors);
   }
   check_affinity_terms(terms, terms_path, errors);
   check_spread_constraints(*placement, placement_path, errors);

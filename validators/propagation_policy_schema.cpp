@@ -7,6 +7,8 @@
 #include <cstddef>
 #include <string_view>
 
+#include "validators/propagation_policy_rules.hpp"
+
 namespace kpw {
 namespace {
 
@@ -190,14 +192,14 @@ constexpr std::array kSpec = {
 // SC-1 types (and int32/int64 ranges), SC-2 minItems, SC-3 required, SC-4 enums, SC-5 lengths,
 // SC-6 minimums; no policy field has a format or quantities.
 constexpr schema::Rules kPolicyRules = {
-    .type = Rule::kSC1,
-    .required = Rule::kSC3,
-    .min_items = Rule::kSC2,
-    .enumeration = Rule::kSC4,
-    .length = Rule::kSC5,
-    .range = Rule::kSC6,
-    .format = Rule::kSC1,
-    .quantity = Rule::kSC1,
+    .type = rules::kSC1,
+    .required = rules::kSC3,
+    .min_items = rules::kSC2,
+    .enumeration = rules::kSC4,
+    .length = rules::kSC5,
+    .range = rules::kSC6,
+    .format = rules::kSC1,
+    .quantity = rules::kSC1,
 };
 
 static_assert(schema::fits_a_mask(kSpec));
@@ -209,7 +211,7 @@ const schema::Schema& propagation_policy_schema() { return kPolicySchema; }
 
 void check_policy_unknown_fields(const JsonValue& spec, const FieldPath& spec_path,
                                  ErrorList& errors) {
-  schema::check_unknown_fields(kPolicySchema.fields, spec, spec_path, Rule::kKU1, errors);
+  schema::check_unknown_fields(kPolicySchema.fields, spec, spec_path, rules::kKU1, errors);
 }
 
 }  // namespace kpw

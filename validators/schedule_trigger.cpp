@@ -20,10 +20,10 @@ using schema::Type;
 // The schema, each part with its rule: spec and its two target lists S-1, a resource target S-2,
 // a policy target S-3, the intervals S-4. The validator walks it one field at a time,
 // interleaving its own rules (docs/rules.md).
-constexpr schema::Rules kS1 = schema::Rules::all(Rule::kS1);
-constexpr schema::Rules kS2 = schema::Rules::all(Rule::kS2);
-constexpr schema::Rules kS3 = schema::Rules::all(Rule::kS3);
-constexpr schema::Rules kS4 = schema::Rules::all(Rule::kS4);
+constexpr schema::Rules kS1 = schema::Rules::all(rules::kS1);
+constexpr schema::Rules kS2 = schema::Rules::all(rules::kS2);
+constexpr schema::Rules kS3 = schema::Rules::all(rules::kS3);
+constexpr schema::Rules kS4 = schema::Rules::all(rules::kS4);
 
 constexpr Node kPolicyName{.name = "name"};
 constexpr Node kPolicyNamespace{.name = "namespace"};
@@ -81,7 +81,7 @@ void check_resource_targets(const JsonValue* targets, const FieldPath& list,
     const JsonValue& t = (*targets)[i];
     const FieldPath item = list.index(i);
     if (!schema::check_element(kS1, kTargetRefResource, t, item, result.errors)) continue;
-    check_object_reference(Rule::kS2, Rule::kS2, t, item, result.errors);
+    check_object_reference(rules::kS2, rules::kS2, t, item, result.errors);
     warn_duplicate(*targets, i, item, "targetRefResource", hash_object_reference,
                    same_object_reference, seen, result);
   }
@@ -103,14 +103,14 @@ void check_policy_targets(const JsonValue* targets, const FieldPath& list,
     const FieldPath name_path = item.child("name");
     const std::string_view name = string_or_empty(&t, "name");
     if (name.empty()) {
-      result.errors.required(Rule::kS3, name_path,
+      result.errors.required(rules::kS3, name_path,
                              "the name of a PropagationPolicy or ClusterPropagationPolicy");
     } else {
       for (std::string_view problem : check_dns1123_subdomain(name)) {
-        result.errors.invalid(Rule::kS3, name_path, name, problem);
+        result.errors.invalid(rules::kS3, name_path, name, problem);
       }
     }
-    check_namespace_field(Rule::kS3, t, item, result.errors);
+    check_namespace_field(rules::kS3, t, item, result.errors);
     warn_duplicate(*targets, i, item, "targetRefPolicy", hash_policy_reference,
                    same_policy_reference, seen, result);
   }
@@ -131,7 +131,7 @@ void check_phase(const JsonValue* object, ErrorList& errors) {
     return;
   }
   const FieldPath status = FieldPath::root("status");
-  errors.not_supported(Rule::kS5, status.child("phase"), *phase, {"Running", "Failed", "Success"});
+  errors.not_supported(rules::kS5, status.child("phase"), *phase, {"Running", "Failed", "Success"});
 }
 
 }  // namespace
@@ -149,7 +149,7 @@ void validate_schedule_trigger(const AdmissionRequest& request, AdmissionResult&
   const JsonValue* policies = array_member(spec, "targetRefPolicy");
   // S-1: something to trigger.
   if ((resources == nullptr || resources->Empty()) && (policies == nullptr || policies->Empty())) {
-    result.errors.required(Rule::kS1, spec_path,
+    result.errors.required(rules::kS1, spec_path,
                            "at least one entry in targetRefPolicy or targetRefResource");
   }
   if (policies != nullptr) {

@@ -19,9 +19,9 @@ using schema::Type;
 // The schema, each part with its rule: spec and its workloads list W-1, a workload W-2 (its
 // namespace's format W-3, checked by check_object_reference), ttlSecondsAfterFinished W-4. The
 // validator walks it one field at a time, interleaving its own rules (docs/rules.md).
-constexpr schema::Rules kW1 = schema::Rules::all(Rule::kW1);
-constexpr schema::Rules kW2 = schema::Rules::all(Rule::kW2);
-constexpr schema::Rules kW4 = schema::Rules::all(Rule::kW4);
+constexpr schema::Rules kW1 = schema::Rules::all(rules::kW1);
+constexpr schema::Rules kW2 = schema::Rules::all(rules::kW2);
+constexpr schema::Rules kW4 = schema::Rules::all(rules::kW4);
 
 constexpr Node kWorkloads{.name = "workloads",
                           .type = Type::kArray,
@@ -54,7 +54,7 @@ void check_workloads(const JsonValue* spec, const FieldPath& spec_path, Admissio
     const JsonValue& w = (*workloads)[i];
     const FieldPath item = list.index(i);
     if (!schema::check_element(kW1, kWorkloads, w, item, result.errors)) continue;
-    check_object_reference(Rule::kW2, Rule::kW3, w, item, result.errors);
+    check_object_reference(rules::kW2, rules::kW3, w, item, result.errors);
     const SeenSet::Seen s = seen.record(hash_object_reference(w), i, [&](std::size_t j) {
       return same_object_reference((*workloads)[static_cast<rapidjson::SizeType>(j)], w);
     });

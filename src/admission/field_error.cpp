@@ -104,12 +104,24 @@ bool ErrorList::first_time(std::uint64_t fingerprint) {
 }
 
 void ErrorList::count(Rule rule, RuleAction action) {
-  ++counts_[index(rule, action)];
-  counted_ = true;
+  for (auto it = counts_.rbegin(); it != counts_.rend(); ++it) {
+    if (it->rule == rule && it->action == action) {
+      ++it->count;
+      return;
+    }
+  }
+  counts_.push_back(RuleViolation{rule, action, 1});
+}
+
+std::uint32_t ErrorList::violations(Rule rule, RuleAction action) const {
+  for (const RuleViolation& v : counts_) {
+    if (v.rule == rule && v.action == action) return v.count;
+  }
+  return 0;
 }
 
 bool ErrorList::unchanged(Rule rule, const FieldPath& path) {
-  const RuleInfo& info = rule_info(rule);
+  const RuleInfo& info = rule.info();
   path.segments(segments_);
   std::size_t n = segments_.size();
   // A map entry is judged with its map (its key may be the very thing that is wrong); a list
@@ -131,8 +143,9 @@ bool ErrorList::unchanged(Rule rule, const FieldPath& path) {
   const std::span<const FieldPath::Segment> subject(segments_.data(), n);
   const JsonValue* object = context_->object;
   const JsonValue* old_object = context_->old_object;
-  if (!info.also_unchanged.empty() && !same_json(value_at_dotted(object, info.also_unchanged),
-                                                 value_at_dotted(old_object, info.also_unchanged))) {
+  if (!info.also_unchanged.empty() &&
+      !same_json(value_at_dotted(object, info.also_unchanged),
+                 value_at_dotted(old_object, info.also_unchanged))) {
     return false;
   }
   // The whole root part (spec, metadata) unchanged: every value in it is. One comparison a review.
@@ -212,10 +225,7 @@ void ErrorList::clear() {
   context_ = nullptr;
   lookups_ = 0;
   root_unchanged_ = -1;
-  if (counted_) {
-    counts_.fill(0);
-    counted_ = false;
-  }
+  counts_.clear();
   shown_.clear();
   shown_bytes_ = 0;
   omitted_ = 0;
@@ -238,7 +248,8 @@ void ErrorList::forbidden(Rule rule, const FieldPath& path, std::string_view det
   add(rule, ErrorType::kForbidden, path, {}, detail);
 }
 
-void ErrorList::invalid(Rule rule, const FieldPath& path, const JsonValue& value, std::string_view detail) {
+void ErrorList::invalid(Rule rule, const FieldPath& path, const JsonValue& value,
+                        std::string_view detail) {
   value_.clear();
   append_echoed_scalar(value_, value);
   add(rule, ErrorType::kInvalid, path, value_, detail);
@@ -251,14 +262,16 @@ void ErrorList::invalid(Rule rule, const FieldPath& path, std::string_view strin
   add(rule, ErrorType::kInvalid, path, value_, detail);
 }
 
-void ErrorList::invalid(Rule rule, const FieldPath& path, long long int_value, std::string_view detail) {
+void ErrorList::invalid(Rule rule, const FieldPath& path, long long int_value,
+                        std::string_view detail) {
   char digits[24];
   const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, int_value);
-  add(rule, ErrorType::kInvalid, path, std::string_view(digits, static_cast<std::size_t>(end - digits)),
-      detail);
+  add(rule, ErrorType::kInvalid, path,
+      std::string_view(digits, static_cast<std::size_t>(end - digits)), detail);
 }
 
-void ErrorList::invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail) {
+void ErrorList::invalid_bool(Rule rule, const FieldPath& path, bool value,
+                             std::string_view detail) {
   add(rule, ErrorType::kInvalid, path, value ? "true" : "false", detail);
 }
 

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <array>
 #include <cstdint>
 #include <initializer_list>
 #include <span>
@@ -11,10 +10,10 @@
 #include <string_view>
 #include <vector>
 
-#include "json/field_path.hpp"
-#include "json/json.hpp"
 #include "admission/rules.hpp"
 #include "admission/warnings.hpp"
+#include "json/field_path.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 
@@ -65,7 +64,8 @@ class ErrorList {
   void required(Rule rule, const FieldPath& path, std::string_view detail);
   void forbidden(Rule rule, const FieldPath& path, std::string_view detail);
   void invalid(Rule rule, const FieldPath& path, const JsonValue& value, std::string_view detail);
-  void invalid(Rule rule, const FieldPath& path, std::string_view string_value, std::string_view detail);
+  void invalid(Rule rule, const FieldPath& path, std::string_view string_value,
+               std::string_view detail);
   void invalid(Rule rule, const FieldPath& path, long long int_value, std::string_view detail);
   void invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail);
   void not_supported(Rule rule, const FieldPath& path, std::string_view value,
@@ -89,10 +89,10 @@ class ErrorList {
   void clear();
 
   // Violations of `rule` that ended with `action` in this review (denied ones shown or not).
-  std::uint32_t violations(Rule rule, RuleAction action) const {
-    return counts_[index(rule, action)];
-  }
-  bool any_violation() const { return counted_; }
+  std::uint32_t violations(Rule rule, RuleAction action) const;
+  // Every (rule, action) met in this review, in the order first met.
+  std::span<const RuleViolation> violations() const { return counts_; }
+  bool any_violation() const { return !counts_.empty(); }
 
   // Kubernetes' aggregate of the shown errors: one error is its text, several are
   // `[e1, e2, ...]`; omitted errors add one last entry, `and N more errors`.
@@ -102,9 +102,6 @@ class ErrorList {
   std::string omitted_text() const;
 
  private:
-  static std::size_t index(Rule rule, RuleAction action) {
-    return static_cast<std::size_t>(rule) * kRuleActionCount + static_cast<std::size_t>(action);
-  }
   void add(Rule rule, ErrorType type, const FieldPath& path, std::string_view value,
            std::string_view detail);
   void count(Rule rule, RuleAction action);
@@ -126,8 +123,9 @@ class ErrorList {
   std::string detail_;  // its detail, when the list builds it
 
   const StrictContext* context_ = nullptr;
-  std::array<std::uint32_t, kRuleCount * kRuleActionCount> counts_{};
-  bool counted_ = false;
+  // One entry per (rule, action) met: a review meets a handful of the kind's rules, so a short
+  // list searched from its last entry (a rule reports in runs) beats a table per rule.
+  std::vector<RuleViolation> counts_;
   // Ratcheting: the path of the error being judged, and how many paths were looked up in the
   // objects (bounded: a changed spec with thousands of strict violations denies past the bound).
   std::vector<FieldPath::Segment> segments_;

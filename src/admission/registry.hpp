@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "admission/review.hpp"
+#include "admission/rules.hpp"
 
 namespace kpw {
 
@@ -17,6 +18,7 @@ struct Webhook {
   std::string_view kind;   // request.kind.kind the path serves
   bool mutating;
   Handler handler;
+  std::span<const Rule> rules;  // the rules the handler may report (a mutator's: none)
 };
 
 // Defined by the kind table (src/kinds/kinds.cpp).

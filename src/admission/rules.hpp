@@ -1,5 +1,7 @@
-// Every rule we enforce, in one table: its ID (the one docs/compatibility.md, `check` and the
-// metrics print), its class, and what "unchanged" means for it on UPDATE.
+// What a rule is: its ID (the one docs/rules.md, `check` and the metrics print), its class, and
+// what "unchanged" means for it on UPDATE. Each kind declares its own rules beside its validator
+// (validators/<kind>.hpp) and lists them in its kind table row; only the rules the API server
+// itself enforces on every object (K-*) are declared here.
 //
 // Classes (docs/compatibility.md, "Rule classes"):
 // - kUpstream: upstream Karmada's webhook denies this too. Always denied, never ratcheted.
@@ -8,11 +10,9 @@
 //   when its value is unchanged from oldObject, never denied while the object is being deleted.
 #pragma once
 
-#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
-#include <span>
 #include <string_view>
 
 namespace kpw {
@@ -25,30 +25,7 @@ enum class RatchetScope : std::uint8_t {
   kList,   // the list the named field belongs to (duplicates, cross-element rules)
 };
 
-enum class Rule : std::uint8_t {
-  // PropagationPolicy / ClusterPropagationPolicy, upstream's rules (upstream IDs).
-  kVU1, kVU2, kVL1,
-  kVP1, kVP2, kVP3, kVP4, kVP5, kVP6, kVP7, kVP8, kVP9, kVP10,
-  kVS1, kVS2, kVS3, kVS4, kVS5, kVS6, kVS7,
-  kVW1, kVW2, kVW3, kVT1,
-  kVF0, kVF1, kVF2, kVF3, kVF4, kVF5, kVF6,
-  kVR1, kVX1,
-  // The CRD schema, checked in the webhook too.
-  kSC1, kSC2, kSC3, kSC4, kSC5, kSC6,
-  // The design documents' rules beyond upstream.
-  kDR2, kDF3,
-  // WorkloadRebalancer and ScheduleTrigger (no upstream webhook).
-  kW1, kW2, kW3, kW4,
-  kS1, kS2, kS3, kS4, kS5,
-  // What the API server checks in metadata (`check` only: in a cluster the API server does).
-  kKM1, kKM2, kKM3, kKM4, kKU1,
-  kCount
-};
-
-inline constexpr std::size_t kRuleCount = static_cast<std::size_t>(Rule::kCount);
-
 struct RuleInfo {
-  Rule rule;
   std::string_view id;  // `V-P1`, `D-R2`, `SC-3`
   RuleClass rule_class;
   RatchetScope scope;
@@ -58,14 +35,25 @@ struct RuleInfo {
   std::string_view summary;  // one line, for docs and `check`
 };
 
-const RuleInfo& rule_info(Rule rule);
-std::span<const RuleInfo> all_rules();
-std::optional<Rule> find_rule(std::string_view id);
-inline std::string_view rule_id(Rule rule) { return rule_info(rule).id; }
-inline bool is_strict(Rule rule) { return rule_info(rule).rule_class == RuleClass::kStrict; }
+// A rule, as validators report it: a handle on its RuleInfo, which lives as an `inline constexpr`
+// object in the header that declares it (one object per rule, so the handle is its identity).
+class Rule {
+ public:
+  constexpr Rule(const RuleInfo& info) : info_(&info) {}  // NOLINT: implicit on purpose
+  constexpr const RuleInfo& info() const { return *info_; }
+  constexpr const RuleInfo* operator->() const { return info_; }
+  friend constexpr bool operator==(Rule a, Rule b) { return a.info_ == b.info_; }
+
+ private:
+  const RuleInfo* info_;
+};
+
+inline std::string_view rule_id(Rule rule) { return rule->id; }
+inline bool is_strict(Rule rule) { return rule->rule_class == RuleClass::kStrict; }
 std::string_view rule_class_name(RuleClass c);  // "upstream", "strict"
 
-// --strict-rules: what a strict violation does (docs/operations.md, "Switching from karmada-webhook").
+// --strict-rules: what a strict violation does (docs/operations.md, "Switching from
+// karmada-webhook").
 enum class StrictRules : std::uint8_t { kDeny, kWarn, kOff };
 std::optional<StrictRules> parse_strict_rules(std::string_view text);
 
@@ -74,4 +62,32 @@ enum class RuleAction : std::uint8_t { kDeny, kWarn, kRatchet, kCount };
 inline constexpr std::size_t kRuleActionCount = static_cast<std::size_t>(RuleAction::kCount);
 std::string_view rule_action_name(RuleAction action);
 
+// How many violations of one rule a review met, and what became of them.
+struct RuleViolation {
+  Rule rule;
+  RuleAction action;
+  std::uint32_t count;
+};
+
+namespace rules {
+
+constexpr RuleClass kUpstreamRule = RuleClass::kUpstream;
+constexpr RuleClass kStrictRule = RuleClass::kStrict;
+constexpr RatchetScope kFieldScope = RatchetScope::kField;
+constexpr RatchetScope kListScope = RatchetScope::kList;
+
+// What the API server checks in metadata, and kubectl --validate=strict: `check` only (in a
+// cluster the API server does it before any webhook sees the object).
+inline constexpr RuleInfo kKM1{"K-M1", kUpstreamRule, kFieldScope, "",
+                               "metadata.name (or generateName) is a DNS-1123 subdomain"};
+inline constexpr RuleInfo kKM2{"K-M2", kUpstreamRule, kFieldScope, "",
+                               "label keys are qualified names, values label values"};
+inline constexpr RuleInfo kKM3{"K-M3", kUpstreamRule, kFieldScope, "",
+                               "annotation keys are qualified names, at most 256 KiB in all"};
+inline constexpr RuleInfo kKM4{"K-M4", kUpstreamRule, kFieldScope, "",
+                               "finalizers are qualified names"};
+inline constexpr RuleInfo kKU1{"K-U1", kUpstreamRule, kFieldScope, "",
+                               "no field the schema does not declare (kubectl --validate=strict)"};
+
+}  // namespace rules
 }  // namespace kpw

@@ -6,11 +6,11 @@
 #include <string_view>
 #include <vector>
 
-#include "json/json.hpp"
-#include "json/json_reader.hpp"
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
+#include "json/json.hpp"
+#include "json/json_reader.hpp"
 #include "util/base64.hpp"
 
 namespace kpw {
@@ -285,17 +285,8 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   outcome.kind = hook.kind;
   outcome.ns = req.ns;
   outcome.name = req.name;
-  outcome.violations.clear();
-  if (result.errors.any_violation()) {
-    for (const RuleInfo& rule : all_rules()) {
-      for (std::size_t a = 0; a < kRuleActionCount; ++a) {
-        const auto action = static_cast<RuleAction>(a);
-        if (const std::uint32_t n = result.errors.violations(rule.rule, action); n > 0) {
-          outcome.violations.push_back(RuleViolation{rule.rule, action, n});
-        }
-      }
-    }
-  }
+  const std::span<const RuleViolation> met = result.errors.violations();
+  outcome.violations.assign(met.begin(), met.end());
 }
 
 void answer_internal_error(const Envelope& env, std::string_view what, HttpAnswer& answer) {
@@ -334,15 +325,6 @@ WebhookRoute route_webhook(std::string_view path) {
   const Webhook* hook = find_webhook(path);
   if (hook == nullptr) return {};
   return {static_cast<int>(hook - webhooks().data()), hook->path, hook->mutating};
-}
-
-std::span<const std::string_view> webhook_paths() {
-  static const std::vector<std::string_view> paths = [] {
-    std::vector<std::string_view> out;
-    for (const Webhook& w : webhooks()) out.push_back(w.path);
-    return out;
-  }();
-  return paths;
 }
 
 void handle_http(std::string_view method, std::string_view target, std::string_view content_type,

@@ -17,13 +17,6 @@ namespace kpw {
 
 inline constexpr std::size_t kDefaultMaxRequestBytes = 7 * 1024 * 1024;
 
-// How many violations of one rule a review met, and what became of them.
-struct RuleViolation {
-  Rule rule;
-  RuleAction action;
-  std::uint32_t count;
-};
-
 // What a review decided, for metrics and logs. Views point into the request body and stay valid
 // until the next request is read.
 struct ReviewOutcome {
@@ -53,14 +46,12 @@ struct HttpAnswer {
 // body is read (so it cannot come with the answer): to count the request in flight, and to bound
 // a mutation's body tighter.
 struct WebhookRoute {
-  int index = -1;         // its position in webhook_paths(); -1: no webhook (not counted)
+  int index = -1;         // its row in webhooks() (registry.hpp); -1: no webhook (not counted)
   std::string_view path;  // "" for no webhook
   bool mutating = false;  // its answer can be tens of times its body
 };
 // `path` without the query.
 WebhookRoute route_webhook(std::string_view path);
-// The path of every webhook handle_http serves, by WebhookRoute::index.
-std::span<const std::string_view> webhook_paths();
 
 // `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
 // garbage afterwards.

@@ -14,11 +14,22 @@ namespace {
 constexpr std::size_t kMaxAnnotationBytes = 256 * 1024;
 
 // ObjectMeta's fields (k8s.io/apimachinery/pkg/apis/meta/v1 ObjectMeta, JSON names).
-constexpr std::array<std::string_view, 16> kObjectMetaFields = {
-    "name",           "generateName",    "namespace",       "selfLink",
-    "uid",            "resourceVersion", "generation",      "creationTimestamp",
-    "deletionTimestamp", "deletionGracePeriodSeconds", "labels", "annotations",
-    "ownerReferences", "finalizers",     "managedFields",   "clusterName"};
+constexpr std::array<std::string_view, 16> kObjectMetaFields = {"name",
+                                                                "generateName",
+                                                                "namespace",
+                                                                "selfLink",
+                                                                "uid",
+                                                                "resourceVersion",
+                                                                "generation",
+                                                                "creationTimestamp",
+                                                                "deletionTimestamp",
+                                                                "deletionGracePeriodSeconds",
+                                                                "labels",
+                                                                "annotations",
+                                                                "ownerReferences",
+                                                                "finalizers",
+                                                                "managedFields",
+                                                                "clusterName"};
 constexpr std::array<std::string_view, 5> kTopLevelFields = {"apiVersion", "kind", "metadata",
                                                              "spec", "status"};
 
@@ -36,19 +47,19 @@ void check_name(const JsonValue* metadata, const FieldPath& path, ErrorList& err
   const std::string_view generate = string_or_empty(metadata, "generateName");
   if (name.empty() && generate.empty()) {
     const FieldPath name_path = path.child("name");
-    errors.required(Rule::kKM1, name_path, "name or generateName is required");
+    errors.required(rules::kKM1, name_path, "name or generateName is required");
     return;
   }
   if (!name.empty()) {
     const FieldPath name_path = path.child("name");
     for (std::string_view p : check_dns1123_subdomain(name)) {
-      errors.invalid(Rule::kKM1, name_path, name, p);
+      errors.invalid(rules::kKM1, name_path, name, p);
     }
   } else if (generate.back() != '-' && !check_dns1123_subdomain(generate).ok()) {
     // The API server appends 5 random characters: a prefix ending in '-' is fine as such.
     const FieldPath generate_path = path.child("generateName");
     for (std::string_view p : check_dns1123_subdomain(generate)) {
-      errors.invalid(Rule::kKM1, generate_path, generate, p);
+      errors.invalid(rules::kKM1, generate_path, generate, p);
     }
   }
 }
@@ -62,15 +73,16 @@ void check_labels(const JsonValue* metadata, const FieldPath& path, ErrorList& e
     const std::string_view key = view(it->name);
     const FieldPath entry = labels_path.key(key);
     for (std::string_view p : check_qualified_name(key)) {
-      errors.invalid(Rule::kKM2, entry, key, p);
+      errors.invalid(rules::kKM2, entry, key, p);
     }
     if (!it->value.IsString()) {
-      if (!it->value.IsNull()) errors.invalid(Rule::kKM2, entry, it->value, "must be of type string");
+      if (!it->value.IsNull())
+        errors.invalid(rules::kKM2, entry, it->value, "must be of type string");
       continue;
     }
     const std::string_view value = view(it->value);
     for (std::string_view p : check_label_value(value)) {
-      errors.invalid(Rule::kKM2, entry, value, p);
+      errors.invalid(rules::kKM2, entry, value, p);
     }
   }
 }
@@ -86,16 +98,16 @@ void check_annotations(const JsonValue* metadata, const FieldPath& path, ErrorLi
     total += key.size();
     const FieldPath entry = annotations_path.key(key);
     for (std::string_view p : check_qualified_name(key)) {
-      errors.invalid(Rule::kKM3, entry, key, p);
+      errors.invalid(rules::kKM3, entry, key, p);
     }
     if (it->value.IsString()) {
       total += it->value.GetStringLength();
     } else if (!it->value.IsNull()) {
-      errors.invalid(Rule::kKM3, entry, it->value, "must be of type string");
+      errors.invalid(rules::kKM3, entry, it->value, "must be of type string");
     }
   }
   if (total > kMaxAnnotationBytes) {
-    errors.invalid(Rule::kKM3, annotations_path, static_cast<long long>(total),
+    errors.invalid(rules::kKM3, annotations_path, static_cast<long long>(total),
                    "may not be more than 262144 bytes");
   }
 }
@@ -109,11 +121,11 @@ void check_finalizers(const JsonValue* metadata, const FieldPath& path, ErrorLis
     const JsonValue& f = (*finalizers)[i];
     const FieldPath item = list.index(i);
     if (!f.IsString()) {
-      errors.invalid(Rule::kKM4, item, f, "must be of type string");
+      errors.invalid(rules::kKM4, item, f, "must be of type string");
       continue;
     }
     for (std::string_view p : check_qualified_name(view(f))) {
-      errors.invalid(Rule::kKM4, item, view(f), p);
+      errors.invalid(rules::kKM4, item, view(f), p);
     }
   }
 }
@@ -157,7 +169,7 @@ void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields,
     const std::string_view name = view(it->name);
     if (listed(kTopLevelFields, name)) continue;
     const FieldPath path = FieldPath::root(name);
-    errors.forbidden(Rule::kKU1, path, "unknown field: the schema does not declare it");
+    errors.forbidden(rules::kKU1, path, "unknown field: the schema does not declare it");
   }
   if (const JsonValue* metadata = object_member(&object, "metadata")) {
     const FieldPath path = FieldPath::root("metadata");
@@ -165,7 +177,7 @@ void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields,
       const std::string_view name = view(it->name);
       if (listed(kObjectMetaFields, name)) continue;
       const FieldPath field = path.child(name);
-      errors.forbidden(Rule::kKU1, field, "unknown field: the schema does not declare it");
+      errors.forbidden(rules::kKU1, field, "unknown field: the schema does not declare it");
     }
   }
   if (spec_fields == nullptr) return;

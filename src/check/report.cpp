@@ -43,7 +43,7 @@ void write_problems(Writer& w, const char* key, const std::vector<Problem>& prob
       w.Key("rule");
       write_string(w, rule_id(*p.rule));
       w.Key("class");
-      write_string(w, rule_class_name(rule_info(*p.rule).rule_class));
+      write_string(w, rule_class_name((*p.rule)->rule_class));
     }
     w.Key("line");
     w.Int(p.at.line);

@@ -1,17 +1,20 @@
 #include "kinds/kinds.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <string>
+#include <vector>
 
 #include "admission/registry.hpp"
 #include "api/karmada.hpp"
 #include "api/object.hpp"
-#include "util/json_text.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
+#include "util/json_text.hpp"
 #include "validators/propagation_policy.hpp"
+#include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
 #include "validators/schedule_trigger.hpp"
 #include "validators/workload_rebalancer.hpp"
@@ -31,36 +34,47 @@ constexpr std::array<CrdDefault, 8> kPolicyDefaults = {{
     {"spec.failover.cluster.purgeMode", std::string_view("Gracefully")},
 }};
 
-constexpr std::array kPolicyRules = {
-    Rule::kVU1, Rule::kVU2, Rule::kVL1, Rule::kVP1, Rule::kVP2, Rule::kVP3, Rule::kVP4,
-    Rule::kVP5, Rule::kVP6, Rule::kVP7, Rule::kVP8, Rule::kVP9, Rule::kVP10, Rule::kVS1,
-    Rule::kVS2, Rule::kVS3, Rule::kVS4, Rule::kVS5, Rule::kVS6, Rule::kVS7, Rule::kVW1,
-    Rule::kVW2, Rule::kVW3, Rule::kVT1, Rule::kVF0, Rule::kVF1, Rule::kVF2, Rule::kVF3,
-    Rule::kVF4, Rule::kVF5, Rule::kVF6, Rule::kVR1, Rule::kVX1, Rule::kSC1, Rule::kSC2,
-    Rule::kSC3, Rule::kSC4, Rule::kSC5, Rule::kSC6, Rule::kDR2, Rule::kDF3,
-};
-constexpr std::array kRebalancerRules = {Rule::kW1, Rule::kW2, Rule::kW3, Rule::kW4};
-constexpr std::array kTriggerRules = {Rule::kS1, Rule::kS2, Rule::kS3, Rule::kS4, Rule::kS5};
-
 using karmada::kAppsGroup;
 using karmada::kPolicyGroup;
 
 constexpr std::array<Kind, 4> kKinds = {{
     {kPolicyGroup, "v1alpha1", karmada::kPropagationPolicy, "propagationpolicies", true,
-     "propagationpolicy.karmada.io", "propagationpolicy.karmada.io",
-     "/validate-propagationpolicy", "/mutate-propagationpolicy", &validate_propagation_policy,
-     &mutate_propagation_policy, kPolicyDefaults, &check_policy_unknown_fields, kPolicyRules},
+     "propagationpolicy.karmada.io", "propagationpolicy.karmada.io", "/validate-propagationpolicy",
+     "/mutate-propagationpolicy", &validate_propagation_policy, &mutate_propagation_policy,
+     kPolicyDefaults, &check_policy_unknown_fields, rules::kPropagationPolicyRules},
     {kPolicyGroup, "v1alpha1", karmada::kClusterPropagationPolicy, "clusterpropagationpolicies",
      false, "clusterpropagationpolicy.karmada.io", "clusterpropagationpolicy.karmada.io",
      "/validate-clusterpropagationpolicy", "/mutate-clusterpropagationpolicy",
      &validate_cluster_propagation_policy, &mutate_cluster_propagation_policy, kPolicyDefaults,
-     &check_policy_unknown_fields, kPolicyRules},
-    {kAppsGroup, "v1alpha1", karmada::kWorkloadRebalancer, "workloadrebalancers", false, "", "",
-     "/validate-workloadrebalancer", "/mutate-workloadrebalancer", &validate_workload_rebalancer,
-     &mutate_workload_rebalancer, {}, nullptr, kRebalancerRules},
-    {kPolicyGroup, "v1alpha1", karmada::kScheduleTrigger, "scheduletriggers", false, "", "",
-     "/validate-scheduletrigger", "/mutate-scheduletrigger", &validate_schedule_trigger,
-     &mutate_schedule_trigger, {}, nullptr, kTriggerRules},
+     &check_policy_unknown_fields, rules::kPropagationPolicyRules},
+    {kAppsGroup,
+     "v1alpha1",
+     karmada::kWorkloadRebalancer,
+     "workloadrebalancers",
+     false,
+     "",
+     "",
+     "/validate-workloadrebalancer",
+     "/mutate-workloadrebalancer",
+     &validate_workload_rebalancer,
+     &mutate_workload_rebalancer,
+     {},
+     nullptr,
+     rules::kWorkloadRebalancerRules},
+    {kPolicyGroup,
+     "v1alpha1",
+     karmada::kScheduleTrigger,
+     "scheduletriggers",
+     false,
+     "",
+     "",
+     "/validate-scheduletrigger",
+     "/mutate-scheduletrigger",
+     &validate_schedule_trigger,
+     &mutate_schedule_trigger,
+     {},
+     nullptr,
+     rules::kScheduleTriggerRules},
 }};
 
 // The webhook rows, validating then mutating for each kind, in the table's order.
@@ -74,8 +88,9 @@ constexpr std::array<Webhook, webhook_count()> make_webhooks() {
   std::array<Webhook, webhook_count()> rows{};
   std::size_t i = 0;
   for (const Kind& k : kKinds) {
-    rows[i++] = Webhook{k.validate_path, k.group, k.kind, false, k.validate};
-    if (!k.mutate_path.empty()) rows[i++] = Webhook{k.mutate_path, k.group, k.kind, true, k.mutate};
+    rows[i++] = Webhook{k.validate_path, k.group, k.kind, false, k.validate, k.rules};
+    if (!k.mutate_path.empty())
+      rows[i++] = Webhook{k.mutate_path, k.group, k.kind, true, k.mutate, {}};
   }
   return rows;
 }
@@ -135,6 +150,31 @@ void apply_crd_defaults(const Kind& kind, JsonValue& object, JsonAllocator& allo
     }
     if (parent != nullptr) set_if_absent(*parent, rest, d, allocator);
   }
+}
+
+std::span<const Rule> all_rules() {
+  static const std::vector<Rule> all = [] {
+    std::vector<Rule> out;
+    auto add = [&out](Rule r) {
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    };
+    for (const Kind& k : kKinds) {
+      for (const Rule r : k.rules) add(r);
+    }
+    for (const Rule r : {Rule(rules::kKM1), Rule(rules::kKM2), Rule(rules::kKM3), Rule(rules::kKM4),
+                         Rule(rules::kKU1)}) {
+      add(r);
+    }
+    return out;
+  }();
+  return all;
+}
+
+std::optional<Rule> find_rule(std::string_view id) {
+  for (const Rule r : all_rules()) {
+    if (r->id == id) return r;
+  }
+  return std::nullopt;
 }
 
 // admission/registry.hpp's rows, from the kind table.

@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -24,7 +25,8 @@ namespace kpw {
 // inside objects that exist, before and again after every mutating webhook. `check` applies them
 // as the API server would.
 struct CrdDefault {
-  std::string_view path;  // dotted, from the object's root: "spec.placement.replicaScheduling.replicaSchedulingType"
+  std::string_view path;  // dotted, from the object's root:
+                          // "spec.placement.replicaScheduling.replicaSchedulingType"
   std::variant<std::string_view, std::int64_t> value;
 };
 
@@ -56,6 +58,11 @@ std::string kinds_json();
 // "PropagationPolicy, ClusterPropagationPolicy, …" (--help).
 std::string kind_names();
 const Kind* find_kind(std::string_view group, std::string_view kind);
+
+// Every rule of every kind (each once, in the table's order), then the API server's own (K-*):
+// what docs/rules.md documents and `check` may report.
+std::span<const Rule> all_rules();
+std::optional<Rule> find_rule(std::string_view id);
 
 // Applies `kind`'s CRD defaults to `object` as the API server does (absent or null fields inside
 // objects that exist).

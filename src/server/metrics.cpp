@@ -1,5 +1,6 @@
 #include "server/metrics.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdint>
@@ -32,7 +33,9 @@ struct WebhookSeries {
   std::atomic<std::int64_t> in_flight{0};
   std::array<std::array<Counter, 2>, kOperationCount> admissions{};  // [operation][allowed]
   Counter failures{0};                                               // handlers that threw
-  std::array<std::array<Counter, kRuleActionCount>, kRuleCount> violations{};  // [rule][action]
+  // [rule][action], rule by its place in `rules`; one more row for a rule not listed.
+  std::span<const Rule> rules;
+  std::unique_ptr<std::array<Counter, kRuleActionCount>[]> violations;
 };
 
 struct Registry {
@@ -104,12 +107,15 @@ void sample(std::string& out, std::string_view name, std::string_view labels, do
 
 }  // namespace
 
-void set_webhooks(std::span<const std::string_view> paths) {
+void set_webhooks(std::span<const WebhookSeriesSpec> webhooks) {
   Registry& r = registry();
-  r.webhooks = std::make_unique<WebhookSeries[]>(paths.size());
+  r.webhooks = std::make_unique<WebhookSeries[]>(webhooks.size());
   r.webhook_labels.clear();
-  for (const std::string_view path : paths) {
-    r.webhook_labels.push_back("webhook=\"" + std::string(path) + "\"");
+  for (std::size_t i = 0; i < webhooks.size(); ++i) {
+    r.webhook_labels.push_back("webhook=\"" + std::string(webhooks[i].path) + "\"");
+    WebhookSeries& s = r.webhooks[i];
+    s.rules = webhooks[i].rules;
+    s.violations = std::make_unique<std::array<Counter, kRuleActionCount>[]>(s.rules.size() + 1);
   }
 }
 
@@ -136,8 +142,10 @@ void request_finished(int webhook, RequestEnd end, unsigned status, double secon
 
 void rule_violations(int webhook, Rule rule, RuleAction action, std::uint32_t count) {
   if (WebhookSeries* s = series(webhook)) {
-    s->violations[static_cast<std::size_t>(rule)][static_cast<std::size_t>(action)].fetch_add(
-        count, kRelaxed);
+    // A kind lists a few dozen rules and a review meets a handful: a short scan, no lock.
+    const auto it = std::find(s->rules.begin(), s->rules.end(), rule);
+    const auto row = static_cast<std::size_t>(it - s->rules.begin());
+    s->violations[row][static_cast<std::size_t>(action)].fetch_add(count, kRelaxed);
   }
 }
 
@@ -242,12 +250,13 @@ void render(std::string& out) {
          "(--strict-rules=warn) or ratchet (unchanged on UPDATE, or the object is being deleted).");
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
-    for (const RuleInfo& rule : all_rules()) {
+    for (std::size_t row = 0; row <= s.rules.size(); ++row) {
+      const std::string_view id = row < s.rules.size() ? rule_id(s.rules[row]) : "unlisted";
       for (std::size_t a = 0; a < kRuleActionCount; ++a) {
-        const std::uint64_t v = s.violations[static_cast<std::size_t>(rule.rule)][a].load(kRelaxed);
+        const std::uint64_t v = s.violations[row][a].load(kRelaxed);
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_rule_violations_total",
-               labels[i] + ",rule=\"" + std::string(rule.id) + "\",action=\"" +
+               labels[i] + ",rule=\"" + std::string(id) + "\",action=\"" +
                    std::string(rule_action_name(static_cast<RuleAction>(a))) + "\"",
                static_cast<double>(v));
       }

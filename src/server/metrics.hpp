@@ -13,9 +13,16 @@
 
 namespace kpw::metrics {
 
-// The webhooks to keep series for, by index (WebhookRoute::index): webhook_paths(). Set once
-// before serving; each one gets its series, however many there are (without it, none).
-void set_webhooks(std::span<const std::string_view> paths);
+// A webhook to keep series for: its path, and the rules its handler may report (one
+// rule_violations row each; a rule not listed is counted under rule="unlisted").
+struct WebhookSeriesSpec {
+  std::string_view path;
+  std::span<const Rule> rules;
+};
+
+// The webhooks to keep series for, by index (WebhookRoute::index). Set once before serving;
+// each one gets its series, however many there are (without it, none).
+void set_webhooks(std::span<const WebhookSeriesSpec> webhooks);
 
 // How a request ended: answered, or abandoned (its connection ended before an answer was sent,
 // counted under code "other").

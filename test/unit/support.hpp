@@ -12,11 +12,12 @@
 #include <string_view>
 #include <vector>
 
-#include "json/json.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
+#include "json/json.hpp"
 #include "json/json_patch_apply.hpp"
 #include "json_access.hpp"
+#include "validators/propagation_policy_rules.hpp"
 
 namespace kpw::test {
 
@@ -43,7 +44,7 @@ struct Verdict {
 struct Call {
   std::string_view ns = "ns1";
   Operation operation = Operation::kCreate;
-  std::string_view old_object;  // JSON, UPDATE only
+  std::string_view old_object;              // JSON, UPDATE only
   StrictRules strict = StrictRules::kDeny;  // --strict-rules
 
   static Call cluster_scoped() {
@@ -69,7 +70,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   Verdict v;
   if (!arena->parse_in_place(text).ok) {
     v.message = "test bug: object is not JSON";
-    v.errors.push_back(FieldError{Rule::kSC1, ErrorType::kInvalid, "<test>", "", v.message});
+    v.errors.push_back(FieldError{rules::kSC1, ErrorType::kInvalid, "<test>", "", v.message});
     return v;
   }
   AdmissionRequest request;
@@ -78,7 +79,8 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   request.object = &arena->document();
   if (!old_text.empty()) {
     if (!old_arena->parse_in_place(old_text).ok) {
-      v.errors.push_back(FieldError{Rule::kSC1, ErrorType::kInvalid, "<test>", "", "old object is not JSON"});
+      v.errors.push_back(
+          FieldError{rules::kSC1, ErrorType::kInvalid, "<test>", "", "old object is not JSON"});
       return v;
     }
     request.old_object = &old_arena->document();
@@ -112,9 +114,9 @@ std::string text_of(const Value& doc) {
 
 // A mutator's answer: the patch text and the object after applying it.
 struct Mutation {
-  std::string patch;        // "" when the mutator changed nothing
-  std::string error;        // why the patch did not apply, or ""
-  JsonDocument doc;         // the object after the patch
+  std::string patch;  // "" when the mutator changed nothing
+  std::string error;  // why the patch did not apply, or ""
+  JsonDocument doc;   // the object after the patch
   std::vector<std::string> warnings;
 
   // Checked (json_access.hpp): a missing value or another type fails the test.

@@ -4,14 +4,14 @@
 #include <sys/resource.h>
 
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "admission/field_error.hpp"
-#include "json/json.hpp"
 #include "admission/service.hpp"
 #include "admission/warnings.hpp"
+#include "json/json.hpp"
 #include "util/seen_set.hpp"
+#include "validators/propagation_policy_rules.hpp"
 
 using kpw::ErrorList;
 using kpw::FieldPath;
@@ -60,7 +60,7 @@ TEST_CASE("bounded: the first 100 distinct errors are shown and the rest counted
   ErrorList errs;
   for (std::size_t i = 0; i < 250; ++i) {
     const FieldPath item = list.index(i);
-    errs.required(kpw::Rule::kSC1, item, "");
+    errs.required(kpw::rules::kSC1, item, "");
   }
   CHECK(errs.errors().size() == ErrorList::kMaxShown);
   CHECK(errs.omitted() == 150);
@@ -76,14 +76,14 @@ TEST_CASE("bounded: the first 100 distinct errors are shown and the rest counted
 TEST_CASE("bounded: one omitted error is `and 1 more error`, a lone shown error has no brackets") {
   const FieldPath spec = FieldPath::root("spec");
   ErrorList one;
-  one.required(kpw::Rule::kSC1, spec, "x");
+  one.required(kpw::rules::kSC1, spec, "x");
   CHECK(one.message() == "spec: Required value: x");
   CHECK(one.omitted_text().empty());
   ErrorList errs;
   const FieldPath list = FieldPath::root("items");
   for (std::size_t i = 0; i <= ErrorList::kMaxShown; ++i) {
     const FieldPath item = list.index(i);
-    errs.required(kpw::Rule::kSC1, item, "");
+    errs.required(kpw::rules::kSC1, item, "");
   }
   CHECK(errs.omitted_text() == "and 1 more error");
 }
@@ -94,7 +94,7 @@ TEST_CASE("bounded: errors stop being shown past 16 KiB of text, in order") {
   ErrorList errs;
   for (std::size_t i = 0; i < 40; ++i) {
     const FieldPath item = list.index(i);
-    errs.forbidden(kpw::Rule::kSC1, item, detail);
+    errs.forbidden(kpw::rules::kSC1, item, detail);
   }
   std::size_t shown_bytes = 0;
   for (const kpw::FieldError& e : errs.errors()) shown_bytes += e.text().size();
@@ -103,7 +103,7 @@ TEST_CASE("bounded: errors stop being shown past 16 KiB of text, in order") {
   CHECK(errs.omitted() == 24);
   // A short error after the budget ran out is counted, not shown: the shown ones stay a prefix.
   const FieldPath spec = FieldPath::root("spec");
-  errs.required(kpw::Rule::kSC1, spec, "");
+  errs.required(kpw::rules::kSC1, spec, "");
   CHECK(errs.errors().size() == 16);
   CHECK(errs.omitted() == 25);
 }
@@ -114,7 +114,7 @@ TEST_CASE("bounded: identical errors are reported once, shown or counted") {
   for (int pass = 0; pass < 2; ++pass) {
     for (std::size_t i = 0; i < 150; ++i) {
       const FieldPath item = list.index(i);
-      errs.duplicate(kpw::Rule::kSC1, item, "x");
+      errs.duplicate(kpw::rules::kSC1, item, "x");
     }
   }
   CHECK(errs.errors().size() == 100);
@@ -126,14 +126,14 @@ TEST_CASE("bounded: clear() forgets the errors, the count and the fingerprints")
   ErrorList errs;
   for (std::size_t i = 0; i < 100000; ++i) {
     const FieldPath item = list.index(i);
-    errs.required(kpw::Rule::kSC1, item, "");
+    errs.required(kpw::rules::kSC1, item, "");
   }
   CHECK(errs.size() == 100000);
   errs.clear();
   CHECK(errs.empty());
   CHECK(errs.size() == 0);
   const FieldPath item = list.index(7);
-  errs.required(kpw::Rule::kSC1, item, "");  // seen before the clear: reported again
+  errs.required(kpw::rules::kSC1, item, "");  // seen before the clear: reported again
   CHECK(errs.message() == "items[7]: Required value");
 }
 
@@ -141,14 +141,14 @@ TEST_CASE("bounded: a value longer than 256 bytes is cut, with a marker saying h
   const FieldPath spec = FieldPath::root("spec");
   const FieldPath name = spec.child("schedulerName");
   ErrorList errs;
-  errs.invalid(kpw::Rule::kSC1, name, std::string(10000, 'a'), "must be short");
+  errs.invalid(kpw::rules::kSC1, name, std::string(10000, 'a'), "must be short");
   REQUIRE(errs.errors().size() == 1);
   const std::string cut = quote(std::string(256, 'a')) + "... (10000 bytes)";
   CHECK(errs.errors()[0].value == cut);
   CHECK(errs.message() == "spec.schedulerName: Invalid value: " + cut + ": must be short");
   // Exactly 256 bytes: whole, no marker.
   errs.clear();
-  errs.invalid(kpw::Rule::kSC1, name, std::string(256, 'b'), "x");
+  errs.invalid(kpw::rules::kSC1, name, std::string(256, 'b'), "x");
   CHECK(errs.errors()[0].value == quote(std::string(256, 'b')));
 }
 
@@ -265,7 +265,8 @@ TEST_CASE("bounded: a review with 1 000 repeated names answers 100 causes and on
 // a real review (an address-space limit just above what the process uses), answered with code 500,
 // and the next review is judged as usual. (Not under AddressSanitizer, whose shadow memory needs
 // the address space.)
-TEST_CASE("bounded: std::bad_alloc while judging is answered with code 500 and the thread goes on") {
+TEST_CASE(
+    "bounded: std::bad_alloc while judging is answered with code 500 and the thread goes on") {
   std::string body = review_with_alike_terms(400000);  // ~40 MB of document
   std::string small = review_with_alike_terms(2);
   kpw::HttpAnswer answer;

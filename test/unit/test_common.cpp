@@ -9,6 +9,9 @@
 #include "admission/field_error.hpp"
 #include "json/json.hpp"
 #include "validators/common.hpp"
+#include "validators/propagation_policy_rules.hpp"
+#include "validators/schedule_trigger.hpp"
+#include "validators/workload_rebalancer.hpp"
 
 using kpw::Duplicates;
 using kpw::ErrorList;
@@ -17,6 +20,7 @@ using kpw::FieldPath;
 using kpw::JsonArena;
 using kpw::JsonValue;
 using kpw::Rule;
+namespace rules = kpw::rules;
 using kpw::rule_id;
 
 namespace {
@@ -49,37 +53,37 @@ Lines field_selector(Rule rule, std::string_view affinity) {
 }  // namespace
 
 TEST_CASE("V-P3 V-P6 V-P10 common: cluster field selector keys and operators") {
-  CHECK(field_selector(Rule::kVP3, R"({"fieldSelector":{"matchExpressions":[
+  CHECK(field_selector(rules::kVP3, R"({"fieldSelector":{"matchExpressions":[
           {"key":"zone","operator":"In","values":["a"]},{"key":"region","operator":"NotIn"}]}})")
             .empty());
-  CHECK(field_selector(Rule::kVP6, R"({"fieldSelector":{"matchExpressions":[
+  CHECK(field_selector(rules::kVP6, R"({"fieldSelector":{"matchExpressions":[
           {"key":"provider","operator":"Exists"},{"key":"rack","operator":"In"}]}})") ==
         Lines{"V-P6 affinity.fieldSelector.matchExpressions[0].operator: Unsupported value: "
               "\"Exists\": supported values: \"In\", \"NotIn\""});
   // Only the first offending expression, its key before its operator.
-  CHECK(field_selector(Rule::kVP10, R"({"fieldSelector":{"matchExpressions":[
+  CHECK(field_selector(rules::kVP10, R"({"fieldSelector":{"matchExpressions":[
           {"key":"zone"},{"key":"rack","operator":"Gt"},{"key":"x"}]}})") ==
         Lines{"V-P10 affinity.fieldSelector.matchExpressions[1].key: Unsupported value: "
               "\"rack\": supported values: \"provider\", \"region\", \"zone\""});
   // Keys and operators that are not strings are the schema's; no selector, nothing.
   CHECK(
-      field_selector(Rule::kVP3, R"({"fieldSelector":{"matchExpressions":[{"key":1}]}})").empty());
-  CHECK(field_selector(Rule::kVP3, R"({"clusterNames":["a"]})").empty());
+      field_selector(rules::kVP3, R"({"fieldSelector":{"matchExpressions":[{"key":1}]}})").empty());
+  CHECK(field_selector(rules::kVP3, R"({"clusterNames":["a"]})").empty());
 }
 
 TEST_CASE("V-P4 common: a label key is a qualified name, one error per problem") {
   Doc doc(R"({"ok":"example.com/Name","bad":"a/b/c","empty":"","num":3})");
   const FieldPath path = FieldPath::root("term");
   ErrorList errors;
-  kpw::check_label_key(Rule::kVP4, doc.root(), "ok", path, errors);
-  kpw::check_label_key(Rule::kVP4, doc.root(), "absent", path, errors);
-  kpw::check_label_key(Rule::kVP4, doc.root(), "num", path, errors);
+  kpw::check_label_key(rules::kVP4, doc.root(), "ok", path, errors);
+  kpw::check_label_key(rules::kVP4, doc.root(), "absent", path, errors);
+  kpw::check_label_key(rules::kVP4, doc.root(), "num", path, errors);
   CHECK(errors.empty());
-  kpw::check_label_key(Rule::kVW1, doc.root(), "empty", path, errors);
+  kpw::check_label_key(rules::kVW1, doc.root(), "empty", path, errors);
   REQUIRE(errors.errors().size() == 2);  // "" is both empty and not of the form
   CHECK(errors.errors()[0].field == "term.empty");
-  CHECK(errors.errors()[0].rule == Rule::kVW1);
-  kpw::check_label_key(Rule::kVF5, doc.root(), "bad", path, errors);
+  CHECK(errors.errors()[0].rule == rules::kVW1);
+  kpw::check_label_key(rules::kVF5, doc.root(), "bad", path, errors);
   REQUIRE(errors.errors().size() == 3);
   CHECK(errors.errors()[2].field == "term.bad");
   CHECK(errors.errors()[2].value == "\"a/b/c\"");
@@ -90,7 +94,7 @@ TEST_CASE("common: a label map names the offending entry") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels = metadata.child("labels");
   ErrorList errors;
-  CHECK_FALSE(kpw::check_label_map(Rule::kKM2, doc.root(), labels, errors));
+  CHECK_FALSE(kpw::check_label_map(rules::kKM2, doc.root(), labels, errors));
   const Lines got = lines(errors);
   REQUIRE(got.size() == 3);
   CHECK(got[0].rfind("K-M2 metadata.labels[Bad Key]: Invalid value: \"Bad Key\": name part", 0) ==
@@ -100,7 +104,7 @@ TEST_CASE("common: a label map names the offending entry") {
   CHECK(got[2] == "K-M2 metadata.labels[n]: Invalid value: 1: must be of type string");
   Doc good(R"({"app":"web","example.com/Tier":"v1.2_3"})");
   ErrorList none;
-  CHECK(kpw::check_label_map(Rule::kKM2, good.root(), labels, none));
+  CHECK(kpw::check_label_map(rules::kKM2, good.root(), labels, none));
   CHECK(none.empty());
 }
 
@@ -108,20 +112,20 @@ TEST_CASE("common: an annotation map: keys case-insensitive qualified names, 256
   const FieldPath path = FieldPath::root("annotations");
   Doc doc(R"({"Example.COM/Note":"any text at all","a b":"x","v":2})");
   ErrorList errors;
-  CHECK_FALSE(kpw::check_annotation_map(Rule::kKM3, doc.root(), path, errors));
+  CHECK_FALSE(kpw::check_annotation_map(rules::kKM3, doc.root(), path, errors));
   const Lines got = lines(errors);
   REQUIRE(got.size() == 2);
   CHECK(got[0].rfind("K-M3 annotations[a b]: Invalid value: \"a b\": name part", 0) == 0);
   CHECK(got[1] == "K-M3 annotations[v]: Invalid value: 2: must be of type string");
   // The same key as a label key: its prefix must be lower-case.
   ErrorList as_label;
-  CHECK_FALSE(kpw::check_label_map(Rule::kKM2, doc.root(), path, as_label));
+  CHECK_FALSE(kpw::check_label_map(rules::kKM2, doc.root(), path, as_label));
   CHECK(lines(as_label)[0].rfind("K-M2 annotations[Example.COM/Note]: Invalid value", 0) == 0);
 
   const std::string big(kpw::kMaxAnnotationBytes, 'x');
   Doc large(R"({"a":")" + big + R"(","b":"c"})");
   ErrorList size;
-  CHECK_FALSE(kpw::check_annotation_map(Rule::kKM3, large.root(), path, size));
+  CHECK_FALSE(kpw::check_annotation_map(rules::kKM3, large.root(), path, size));
   CHECK(lines(size) ==
         Lines{"K-M3 annotations: Invalid value: 262147: may not be more than 262144 bytes"});
 }
@@ -129,10 +133,10 @@ TEST_CASE("common: an annotation map: keys case-insensitive qualified names, 256
 TEST_CASE("common: a JSON pointer is empty or starts with a slash") {
   const FieldPath path = FieldPath::root("path");
   ErrorList errors;
-  CHECK(kpw::check_json_pointer(Rule::kSC1, "", path, errors));
-  CHECK(kpw::check_json_pointer(Rule::kSC1, "/", path, errors));
-  CHECK(kpw::check_json_pointer(Rule::kSC1, "/spec/replicas", path, errors));
-  CHECK_FALSE(kpw::check_json_pointer(Rule::kSC4, "spec/replicas", path, errors));
+  CHECK(kpw::check_json_pointer(rules::kSC1, "", path, errors));
+  CHECK(kpw::check_json_pointer(rules::kSC1, "/", path, errors));
+  CHECK(kpw::check_json_pointer(rules::kSC1, "/spec/replicas", path, errors));
+  CHECK_FALSE(kpw::check_json_pointer(rules::kSC4, "spec/replicas", path, errors));
   CHECK(lines(errors) == Lines{"SC-4 path: Invalid value: \"spec/replicas\": JSON pointer must be "
                                "empty or start with a \"/\""});
 }
@@ -140,14 +144,14 @@ TEST_CASE("common: a JSON pointer is empty or starts with a slash") {
 TEST_CASE("V-P5 V-P9 V-S6 common: duplicates, each repeat or once per value") {
   const FieldPath list = FieldPath::root("list");
   ErrorList errors;
-  Duplicates every(Rule::kVP5);
+  Duplicates every(rules::kVP5);
   every.seed("own");
   const char* values[] = {"a", "b", "a", "own", "a"};
   for (std::size_t i = 0; i < 5; ++i) {
     const FieldPath item = list.index(i);
     CHECK(every.check(values[i], i, item, errors) == (i >= 2));
   }
-  Duplicates once(Rule::kVS6, Duplicates::Report::kOncePerValue);
+  Duplicates once(rules::kVS6, Duplicates::Report::kOncePerValue);
   for (std::size_t i = 0; i < 5; ++i) {
     const FieldPath item = list.index(i + 10);
     once.check(values[i], i, item, errors);
@@ -161,7 +165,7 @@ TEST_CASE("common: unique members of a list of objects") {
   Doc doc(R"([{"name":"x"},{"name":"y"},{"other":1},"s",{"name":"x"},{"name":2}])");
   const FieldPath list = FieldPath::root("targets");
   ErrorList errors;
-  kpw::check_unique_member(Rule::kS3, doc.root(), "name", list, errors);
+  kpw::check_unique_member(rules::kS3, doc.root(), "name", list, errors);
   CHECK(lines(errors) == Lines{R"(S-3 targets[4].name: Duplicate value: "x")"});
 }
 
@@ -174,6 +178,6 @@ TEST_CASE("common: duplicates are found in linear time", "[linear]") {
   Doc doc(json);
   const FieldPath list = FieldPath::root("targets");
   ErrorList errors;
-  kpw::check_unique_member(Rule::kS3, doc.root(), "name", list, errors);
+  kpw::check_unique_member(rules::kS3, doc.root(), "name", list, errors);
   CHECK(errors.size() == 150000);
 }

@@ -2,6 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "admission/field_error.hpp"
+#include "validators/propagation_policy_rules.hpp"
 
 using kpw::ErrorList;
 using kpw::ErrorType;
@@ -21,14 +22,16 @@ TEST_CASE("field path renders names / indexes and keys") {
 TEST_CASE("field error texts follow k8s field.Error") {
   const FieldPath spec = FieldPath::root("spec");
   ErrorList errs;
-  errs.invalid(kpw::Rule::kSC1, spec.child("priority"), 5LL, "must be less than 3");
-  errs.invalid(kpw::Rule::kSC1, spec.child("schedulerName"), std::string_view("x\"y"), "may not change");
-  errs.required(kpw::Rule::kSC1, spec.child("resourceSelectors"), "");
-  errs.not_supported(kpw::Rule::kSC1, spec.child("preemption"), std::string_view("always"), {"Always", "Never"});
-  errs.duplicate(kpw::Rule::kSC1, spec.child("name"), "g1");
-  errs.forbidden(kpw::Rule::kSC1, spec.child("placement"), "may not be set");
-  errs.invalid_bool(kpw::Rule::kSC1, spec.child("propagateDeps"), false, "must be true");
-  errs.invalid(kpw::Rule::kSC1, spec.child("gracePeriodSeconds"), kpw::JsonValue(), "must be set");
+  errs.invalid(kpw::rules::kSC1, spec.child("priority"), 5LL, "must be less than 3");
+  errs.invalid(kpw::rules::kSC1, spec.child("schedulerName"), std::string_view("x\"y"),
+               "may not change");
+  errs.required(kpw::rules::kSC1, spec.child("resourceSelectors"), "");
+  errs.not_supported(kpw::rules::kSC1, spec.child("preemption"), std::string_view("always"),
+                     {"Always", "Never"});
+  errs.duplicate(kpw::rules::kSC1, spec.child("name"), "g1");
+  errs.forbidden(kpw::rules::kSC1, spec.child("placement"), "may not be set");
+  errs.invalid_bool(kpw::rules::kSC1, spec.child("propagateDeps"), false, "must be true");
+  errs.invalid(kpw::rules::kSC1, spec.child("gracePeriodSeconds"), kpw::JsonValue(), "must be set");
   const auto& e = errs.errors();
   CHECK(e[0].text() == "spec.priority: Invalid value: 5: must be less than 3");
   CHECK(e[1].text() == "spec.schedulerName: Invalid value: \"x\\\"y\": may not change");
@@ -45,12 +48,12 @@ TEST_CASE("field error texts follow k8s field.Error") {
 TEST_CASE("one error is its text; several are a bracketed list; identical texts once") {
   const FieldPath spec = FieldPath::root("spec");
   ErrorList errs;
-  errs.required(kpw::Rule::kSC1, spec.child("a"), "x");
+  errs.required(kpw::rules::kSC1, spec.child("a"), "x");
   CHECK(errs.message() == "spec.a: Required value: x");
-  errs.required(kpw::Rule::kSC1, spec.child("a"), "x");
+  errs.required(kpw::rules::kSC1, spec.child("a"), "x");
   CHECK(errs.message() == "spec.a: Required value: x");
   CHECK(errs.errors().size() == 1);
-  errs.required(kpw::Rule::kSC1, spec.child("b"), "y");
+  errs.required(kpw::rules::kSC1, spec.child("b"), "y");
   CHECK(errs.message() == "[spec.a: Required value: x, spec.b: Required value: y]");
   CHECK(errs.size() == 2);
 }

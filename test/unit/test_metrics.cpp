@@ -1,10 +1,12 @@
 // The Prometheus series: one per webhook the server is given, however many, and the labels
 // dashboards made for upstream's webhook read.
+#include <array>
 #include <catch2/catch.hpp>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "admission/service.hpp"
 #include "server/metrics.hpp"
@@ -21,8 +23,9 @@ bool has_line(const std::string& text, const std::string& line) {
 std::vector<std::string> set_hooks(std::size_t count) {
   std::vector<std::string> paths;
   for (std::size_t i = 0; i < count; ++i) paths.push_back("/hook-" + std::to_string(i));
-  std::vector<std::string_view> views(paths.begin(), paths.end());
-  metrics::set_webhooks(views);
+  std::vector<metrics::WebhookSeriesSpec> specs;
+  for (const std::string& p : paths) specs.push_back({p, {}});
+  metrics::set_webhooks(specs);
   return paths;
 }
 
@@ -54,20 +57,22 @@ TEST_CASE("metrics: every webhook given at start-up has its series, past 16 too"
 }
 
 TEST_CASE("metrics: the server's webhooks are the registry's, each with its series") {
-  metrics::set_webhooks(kpw::webhook_paths());
-  REQUIRE(!kpw::webhook_paths().empty());
-  for (const std::string_view path : kpw::webhook_paths()) {
-    const kpw::WebhookRoute route = kpw::route_webhook(path);
+  std::vector<metrics::WebhookSeriesSpec> specs;
+  for (const kpw::Webhook& w : kpw::webhooks()) specs.push_back({w.path, w.rules});
+  metrics::set_webhooks(specs);
+  REQUIRE(!kpw::webhooks().empty());
+  for (const kpw::Webhook& w : kpw::webhooks()) {
+    const kpw::WebhookRoute route = kpw::route_webhook(w.path);
     REQUIRE(route.index >= 0);
-    CHECK(kpw::webhook_paths()[static_cast<std::size_t>(route.index)] == path);
-    CHECK(route.path == path);
+    CHECK(kpw::webhooks()[static_cast<std::size_t>(route.index)].path == w.path);
+    CHECK(route.path == w.path);
   }
   CHECK(kpw::route_webhook("/no-such-webhook").index == -1);
   std::string text;
   metrics::render(text);
-  for (const std::string_view path : kpw::webhook_paths()) {
+  for (const kpw::Webhook& w : kpw::webhooks()) {
     CHECK(has_line(text, R"(controller_runtime_webhook_requests_in_flight{webhook=")" +
-                             std::string(path) + R"("} 0)"));
+                             std::string(w.path) + R"("} 0)"));
   }
 }
 
@@ -101,4 +106,29 @@ TEST_CASE("metrics: admissions are labelled with the operation as the API server
     CHECK(has_line(text, R"(karmada_policy_webhook_admission_total{webhook="/hook-0",operation=")" +
                              std::string(name) + R"(",allowed="false"} 1)"));
   }
+}
+
+TEST_CASE("metrics: rule violations by the webhook's own rules, an unlisted one counted too") {
+  static constexpr kpw::RuleInfo kListed{"T-1", kpw::RuleClass::kStrict, kpw::RatchetScope::kField,
+                                         "", "a listed rule"};
+  static constexpr kpw::RuleInfo kUnlisted{"T-2", kpw::RuleClass::kStrict,
+                                           kpw::RatchetScope::kField, "", "an unlisted rule"};
+  static constexpr std::array<kpw::Rule, 1> kRules = {kListed};
+  const std::array<metrics::WebhookSeriesSpec, 1> specs = {{{"/hook-r", kRules}}};
+  metrics::set_webhooks(specs);
+  metrics::rule_violations(0, kListed, kpw::RuleAction::kDeny, 2);
+  metrics::rule_violations(0, kListed, kpw::RuleAction::kRatchet, 1);
+  metrics::rule_violations(0, kUnlisted, kpw::RuleAction::kWarn, 3);
+  std::string text;
+  metrics::render(text);
+  CHECK(has_line(
+      text,
+      R"(karmada_policy_webhook_rule_violations_total{webhook="/hook-r",rule="T-1",action="deny"} 2)"));
+  CHECK(has_line(
+      text,
+      R"(karmada_policy_webhook_rule_violations_total{webhook="/hook-r",rule="T-1",action="ratchet"} 1)"));
+  CHECK(has_line(
+      text,
+      R"(karmada_policy_webhook_rule_violations_total{webhook="/hook-r",rule="unlisted",action="warn"} 3)"));
+  CHECK(text.find("rule=\"T-2\"") == std::string::npos);
 }

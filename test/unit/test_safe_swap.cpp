@@ -2,7 +2,6 @@
 // normalises explicit empties as upstream's round trip stores them; strict rules ratchet on UPDATE,
 // never deny an object being deleted, and follow --strict-rules; upstream rules always deny.
 #include <catch2/catch.hpp>
-
 #include <fstream>
 #include <map>
 #include <set>
@@ -10,19 +9,22 @@
 
 #include "admission/rules.hpp"
 #include "check/metadata.hpp"
+#include "kinds/kinds.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "support.hpp"
 #include "validators/propagation_policy.hpp"
+#include "validators/propagation_policy_rules.hpp"
 
 using kpw::test::Call;
 using kpw::test::mutate;
 using kpw::test::Mutation;
-using kpw::test::text_of;
 using kpw::test::run;
+using kpw::test::text_of;
 
 namespace {
 
-std::string pp(std::string_view spec, std::string_view metadata = R"("name":"p","namespace":"ns1")") {
+std::string pp(std::string_view spec,
+               std::string_view metadata = R"("name":"p","namespace":"ns1")") {
   return R"({"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{)" +
          std::string(metadata) + R"(},"spec":{)" + std::string(spec) + "}}";
 }
@@ -30,14 +32,19 @@ std::string pp(std::string_view spec, std::string_view metadata = R"("name":"p",
 constexpr std::string_view kSelector =
     R"("resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":"d"}],"priority":0,"preemption":"Never","schedulerName":"default-scheduler","conflictResolution":"Abort")";
 
-std::string with(std::string_view extra) { return std::string(kSelector) + "," + std::string(extra); }
+std::string with(std::string_view extra) {
+  return std::string(kSelector) + "," + std::string(extra);
+}
 
-Mutation create(const std::string& object) { return mutate(&kpw::mutate_propagation_policy, object); }
+Mutation create(const std::string& object) {
+  return mutate(&kpw::mutate_propagation_policy, object);
+}
 
 constexpr std::string_view kCppLabels =
     R"("name":"c","labels":{"clusterpropagationpolicy.karmada.io/permanent-id":"0b0c7e4e-5f3a-4b8e-9d7e-2f1a3c4d5e6f"})";
 
-// A CPP that upstream admits and our D-R2 denies: preemption Always, a Deployment without namespace.
+// A CPP that upstream admits and our D-R2 denies: preemption Always, a Deployment without
+// namespace.
 std::string preempting_cpp(std::string_view preemption = "Always",
                            std::string_view metadata = kCppLabels) {
   return R"({"apiVersion":"policy.karmada.io/v1alpha1","kind":"ClusterPropagationPolicy","metadata":{)" +
@@ -58,16 +65,23 @@ Call cpp_update(const std::string& old_object, kpw::StrictRules mode = kpw::Stri
 
 }  // namespace
 
-TEST_CASE("rules: one table, unique IDs, each with a class") {
+TEST_CASE("rules: every kind's rules, unique IDs, each with a class") {
   std::set<std::string_view> ids;
-  for (const kpw::RuleInfo& r : kpw::all_rules()) {
-    CHECK(ids.insert(r.id).second);
-    CHECK(kpw::find_rule(r.id) == r.rule);
-    CHECK_FALSE(r.summary.empty());
+  for (const kpw::Rule r : kpw::all_rules()) {
+    CHECK(ids.insert(r->id).second);  // two kinds never declare the same ID twice
+    CHECK(kpw::find_rule(r->id) == r);
+    CHECK_FALSE(r->summary.empty());
   }
-  CHECK(kpw::rule_info(kpw::Rule::kDR2).rule_class == kpw::RuleClass::kStrict);
-  CHECK(kpw::rule_info(kpw::Rule::kVP1).rule_class == kpw::RuleClass::kUpstream);
-  CHECK(kpw::rule_info(kpw::Rule::kSC3).rule_class == kpw::RuleClass::kStrict);
+  // Every rule a kind lists is one all_rules() knows, and the K-* rules are there too.
+  for (const kpw::Kind& k : kpw::kinds()) {
+    CHECK_FALSE(k.rules.empty());
+    for (const kpw::Rule r : k.rules) CHECK(kpw::find_rule(r->id) == r);
+  }
+  CHECK(kpw::find_rule("K-U1") == kpw::Rule(kpw::rules::kKU1));
+  CHECK_FALSE(kpw::find_rule("V-P99"));
+  CHECK(kpw::rules::kDR2.rule_class == kpw::RuleClass::kStrict);
+  CHECK(kpw::rules::kVP1.rule_class == kpw::RuleClass::kUpstream);
+  CHECK(kpw::rules::kSC3.rule_class == kpw::RuleClass::kStrict);
   CHECK(kpw::parse_strict_rules("warn") == kpw::StrictRules::kWarn);
   CHECK_FALSE(kpw::parse_strict_rules("Deny"));
 }
@@ -128,7 +142,8 @@ TEST_CASE("parity: overflowAffinities [] is dropped (A2) and a removed propagate
 TEST_CASE("H1: replicaSchedulingType \"\" is stored as Divided with its Weighted") {
   const char* type = "/spec/placement/replicaScheduling/replicaSchedulingType";
   const char* pref = "/spec/placement/replicaScheduling/replicaDivisionPreference";
-  const Mutation m = create(pp(with(R"("placement":{"replicaScheduling":{"replicaSchedulingType":""}})")));
+  const Mutation m =
+      create(pp(with(R"("placement":{"replicaScheduling":{"replicaSchedulingType":""}})")));
   REQUIRE(m.error.empty());
   CHECK(m.string(type) == "Divided");
   CHECK(m.string(pref) == "Weighted");
@@ -137,7 +152,8 @@ TEST_CASE("H1: replicaSchedulingType \"\" is stored as Divided with its Weighted
   REQUIRE(duplicated.error.empty());
   CHECK_FALSE(duplicated.has(pref));
   CHECK_FALSE(duplicated.has("/spec/placement/replicaScheduling/weightPreference/dynamicWeight"));
-  CHECK_FALSE(duplicated.has("/spec/placement/replicaScheduling/weightPreference/staticWeightList"));
+  CHECK_FALSE(
+      duplicated.has("/spec/placement/replicaScheduling/weightPreference/staticWeightList"));
 }
 
 TEST_CASE("H7: purgeMode \"\" is judged as the Gracefully it becomes") {
@@ -177,11 +193,17 @@ TEST_CASE("parity: a normalised object mutated again gives no patch") {
 TEST_CASE("H8: schedulerName \"\" and default-scheduler are one name on UPDATE") {
   const std::string labels =
       R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"x"})";
-  const std::string stored_empty = pp(R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1","name":"c"}],"schedulerName":"")", labels);
-  const std::string defaulted = pp(R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1","name":"c"}],"schedulerName":"default-scheduler")", labels);
+  const std::string stored_empty = pp(
+      R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1","name":"c"}],"schedulerName":"")",
+      labels);
+  const std::string defaulted = pp(
+      R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1","name":"c"}],"schedulerName":"default-scheduler")",
+      labels);
   CHECK(run(&kpw::validate_propagation_policy, defaulted, Call::update_of(stored_empty)).allowed());
   CHECK(run(&kpw::validate_propagation_policy, stored_empty, Call::update_of(defaulted)).allowed());
-  const std::string other = pp(R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1","name":"c"}],"schedulerName":"mine")", labels);
+  const std::string other = pp(
+      R"("resourceSelectors":[{"apiVersion":"v1","kind":"ConfigMap","namespace":"ns1","name":"c"}],"schedulerName":"mine")",
+      labels);
   CHECK(run(&kpw::validate_propagation_policy, other, Call::update_of(defaulted)).fields() ==
         std::vector<std::string>{"spec.schedulerName"});
 }
@@ -250,14 +272,16 @@ TEST_CASE("ratchet: schema rules ratchet per field") {
       R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"x"})";
   // SC-4: an enum value the CRD refuses, stored by another implementation.
   const std::string old_object = pp(with(R"("activationPreference":"Eager")"), labels);
-  const std::string changed_elsewhere = pp(with(R"("activationPreference":"Eager","dependentOverrides":["o"])"), labels);
+  const std::string changed_elsewhere =
+      pp(with(R"("activationPreference":"Eager","dependentOverrides":["o"])"), labels);
   const kpw::test::Verdict v =
       run(&kpw::validate_propagation_policy, changed_elsewhere, Call::update_of(old_object));
   CHECK(v.allowed());
   CHECK(v.warned("[SC-4]"));
   const std::string changed_value = pp(with(R"("activationPreference":"Later")"), labels);
-  CHECK(run(&kpw::validate_propagation_policy, changed_value, Call::update_of(old_object)).fields() ==
-        std::vector<std::string>{"spec.activationPreference"});
+  CHECK(
+      run(&kpw::validate_propagation_policy, changed_value, Call::update_of(old_object)).fields() ==
+      std::vector<std::string>{"spec.activationPreference"});
 }
 
 // docs/compatibility.md's "Rule classes" table lists every rule of rules.cpp once, with its class.
@@ -286,18 +310,19 @@ TEST_CASE("rules: docs/compatibility.md lists every rule with its class") {
     const std::string id = trim(line.substr(1, a - 1));
     CHECK(documented.emplace(id, trim(line.substr(a + 1, b - a - 1))).second);
   }
-  CHECK(documented.size() == kpw::kRuleCount);
-  for (const kpw::RuleInfo& r : kpw::all_rules()) {
-    INFO(r.id);
-    REQUIRE(documented.count(std::string(r.id)) == 1);
-    CHECK(documented[std::string(r.id)] == kpw::rule_class_name(r.rule_class));
+  CHECK(documented.size() == kpw::all_rules().size());
+  for (const kpw::Rule r : kpw::all_rules()) {
+    INFO(r->id);
+    REQUIRE(documented.count(std::string(r->id)) == 1);
+    CHECK(documented[std::string(r->id)] == kpw::rule_class_name(r->rule_class));
   }
 }
 
 // check's null pruning: members at every depth, empty objects (no member array at all) left
 // alone, list elements kept (UBSan caught an erase of an empty range in an empty object).
 TEST_CASE("check: prune_nulls drops null members, keeps null elements and empty objects") {
-  std::string text = R"({"a":null,"b":{},"c":{"d":null,"e":{"f":null}},"g":[null,{"h":null}],"i":1})";
+  std::string text =
+      R"({"a":null,"b":{},"c":{"d":null,"e":{"f":null}},"g":[null,{"h":null}],"i":1})";
   kpw::JsonArena arena;
   REQUIRE(arena.parse_in_place(text).ok);
   kpw::check::prune_nulls(arena.document());

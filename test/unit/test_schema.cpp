@@ -9,8 +9,11 @@
 
 #include "admission/field_error.hpp"
 #include "json/json.hpp"
+#include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
+#include "validators/schedule_trigger.hpp"
 #include "validators/schema.hpp"
+#include "validators/workload_rebalancer.hpp"
 
 using kpw::ErrorList;
 using kpw::ErrorType;
@@ -19,6 +22,7 @@ using kpw::FieldPath;
 using kpw::JsonArena;
 using kpw::JsonValue;
 using kpw::Rule;
+namespace rules = kpw::rules;
 using kpw::rule_id;
 using kpw::schema::Format;
 using kpw::schema::Node;
@@ -45,16 +49,16 @@ std::vector<std::string> lines(const ErrorList& errors) {
 }
 
 // Test rules: a distinct rule per check kind, so a test sees which kind reported.
-constexpr Rules kRules = {.type = Rule::kSC1,
-                          .required = Rule::kSC3,
-                          .min_items = Rule::kSC2,
-                          .enumeration = Rule::kSC4,
-                          .length = Rule::kSC5,
-                          .range = Rule::kSC6,
-                          .format = Rule::kKM2,
-                          .quantity = Rule::kKM3};
-constexpr Rules kW2Rules = Rules::all(Rule::kW2);
-constexpr Rules kW4Rules = Rules::all(Rule::kW4);
+constexpr Rules kRules = {.type = rules::kSC1,
+                          .required = rules::kSC3,
+                          .min_items = rules::kSC2,
+                          .enumeration = rules::kSC4,
+                          .length = rules::kSC5,
+                          .range = rules::kSC6,
+                          .format = rules::kKM2,
+                          .quantity = rules::kKM3};
+constexpr Rules kW2Rules = Rules::all(rules::kW2);
+constexpr Rules kW4Rules = Rules::all(rules::kW4);
 
 constexpr std::array<std::string_view, 2> kColours = {"red", "blue"};
 constexpr std::array kItem = {
@@ -199,7 +203,7 @@ TEST_CASE("schema: one field at a time does not descend") {
 }
 
 TEST_CASE("schema: a required field's own detail") {
-  static constexpr Rules kW1Rules = Rules::all(Rule::kW1);
+  static constexpr Rules kW1Rules = Rules::all(rules::kW1);
   static constexpr Node kWorkloads{.name = "workloads",
                                    .type = Type::kArray,
                                    .required = true,
@@ -219,7 +223,7 @@ TEST_CASE("K-U1 schema: unknown fields at every depth") {
   Doc doc(R"({"name":"a","nope":1,"items":[{"id":"a","extra":{}},"x"],"labels":{"free":"x"}})");
   const FieldPath spec = FieldPath::root("spec");
   ErrorList errors;
-  kpw::schema::check_unknown_fields(kFields, doc.root(), spec, Rule::kKU1, errors);
+  kpw::schema::check_unknown_fields(kFields, doc.root(), spec, rules::kKU1, errors);
   CHECK(
       lines(errors) ==
       Lines{"K-U1 spec.nope: Forbidden: unknown field: the schema does not declare it",
@@ -228,12 +232,12 @@ TEST_CASE("K-U1 schema: unknown fields at every depth") {
 
 TEST_CASE("schema: SC-1…SC-6 are the policy table's rules") {
   const kpw::schema::Schema& policy = kpw::propagation_policy_schema();
-  CHECK(policy.rules.type == Rule::kSC1);
-  CHECK(policy.rules.min_items == Rule::kSC2);
-  CHECK(policy.rules.required == Rule::kSC3);
-  CHECK(policy.rules.enumeration == Rule::kSC4);
-  CHECK(policy.rules.length == Rule::kSC5);
-  CHECK(policy.rules.range == Rule::kSC6);
+  CHECK(policy.rules.type == rules::kSC1);
+  CHECK(policy.rules.min_items == rules::kSC2);
+  CHECK(policy.rules.required == rules::kSC3);
+  CHECK(policy.rules.enumeration == rules::kSC4);
+  CHECK(policy.rules.length == rules::kSC5);
+  CHECK(policy.rules.range == rules::kSC6);
   CHECK(kpw::schema::fits_a_mask(policy.fields));
 }
 
