@@ -503,6 +503,32 @@ def wait_closed(sock, timeout: float = 5.0) -> str:
                          % (timeout, "; it sent %r" % extra[:200] if extra else ""))
 
 
+# --- the kind table --------------------------------------------------------------------------------
+
+class KindRow:
+    """One kind of `karmada-policy-webhook kinds` (the server's kind table)."""
+
+    def __init__(self, row: dict):
+        self.group, self.version, self.kind = row["group"], row["version"], row["kind"]
+        self.resource, self.scope = row["resource"], row["scope"]
+        self.validate_path, self.mutate_path = row["validatePath"], row["mutatePath"]
+        self.rules = row["rules"]
+
+    def paths(self) -> list:
+        return [self.validate_path] + ([self.mutate_path] if self.mutate_path else [])
+
+
+def kind_table(binary: str) -> list:
+    """The kinds the binary serves, as KindRow, in the table's order: tests read the kinds from
+    the binary instead of listing them."""
+    proc = subprocess.run([binary, "kinds"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(proc.returncode == 0, "`%s kinds` exited %d: %s", binary, proc.returncode,
+          proc.stderr.decode(errors="replace"))
+    rows = [KindRow(r) for r in json.loads(proc.stdout)]
+    check(rows, "`kinds` printed no kind")
+    return rows
+
+
 # --- fixtures ------------------------------------------------------------------------------------------
 
 def fixture_path(source: str, webhook: str, name: str) -> str:

@@ -160,9 +160,7 @@ def test_same_verdicts_as_the_webhook(env):
     """Each object as check stores it, sent to the validating path, gets check's verdict and fields;
     and the object as written, through the mutating then validating path, gets the same fields."""
     _, out, _ = env.check("-o", "json", "--show-defaults", "policies")
-    paths = {"PropagationPolicy": "propagationpolicy", "ClusterPropagationPolicy": "clusterpropagationpolicy",
-             "WorkloadRebalancer": "workloadrebalancer", "ScheduleTrigger": "scheduletrigger"}
-    groups = {"WorkloadRebalancer": "apps.karmada.io"}
+    kinds = {k.kind: k for k in harness.kind_table(env.binary)}
     compared = 0
     for o in json.loads(out)["objects"]:
         if o["verdict"] == "skipped":
@@ -170,11 +168,11 @@ def test_same_verdicts_as_the_webhook(env):
         kind = o["kind"]
         review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
                   "request": {"uid": "check-%d" % compared,
-                              "kind": {"group": groups.get(kind, "policy.karmada.io"), "version": "v1alpha1",
+                              "kind": {"group": kinds[kind].group, "version": kinds[kind].version,
                                        "kind": kind},
                               "namespace": o.get("namespace", ""), "name": o["name"], "operation": "CREATE",
                               "object": o["object"], "oldObject": None}}
-        response = env.review("/validate-" + paths[kind], review)
+        response = env.review(kinds[kind].validate_path, review)
         want_fields = [e["field"] for e in o["errors"]]
         got_fields = [c["field"] for c in response.get("status", {}).get("details", {}).get("causes", [])]
         check(response["allowed"] == (o["verdict"] == "valid"), "%s/%s: webhook allowed=%s, check says %s",
@@ -182,7 +180,7 @@ def test_same_verdicts_as_the_webhook(env):
         check(got_fields == want_fields, "%s/%s: webhook fields %s, check fields %s", kind, o["name"],
               got_fields, want_fields)
         # The stored object through the mutating path again changes nothing but the CREATE-only id.
-        mutated = env.review("/mutate-" + paths[kind], review)
+        mutated = env.review(kinds[kind].mutate_path, review) if kinds[kind].mutate_path else {}
         if "patch" in mutated:
             ops = json.loads(base64.b64decode(mutated["patch"]))
             check(all(op["path"].endswith("permanent-id") for op in ops),

@@ -19,13 +19,6 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import check  # noqa: E402
 
-PATHS = ["/validate-propagationpolicy", "/mutate-propagationpolicy", "/validate-clusterpropagationpolicy",
-         "/mutate-clusterpropagationpolicy", "/validate-workloadrebalancer", "/mutate-workloadrebalancer",
-         "/validate-scheduletrigger", "/mutate-scheduletrigger"]
-KINDS = {"propagationpolicy": ("policy.karmada.io", "PropagationPolicy"),
-         "clusterpropagationpolicy": ("policy.karmada.io", "ClusterPropagationPolicy"),
-         "workloadrebalancer": ("apps.karmada.io", "WorkloadRebalancer"),
-         "scheduletrigger": ("policy.karmada.io", "ScheduleTrigger")}
 LIMIT = 10.0  # seconds per run
 
 
@@ -33,6 +26,8 @@ class Env:
     def __init__(self, args):
         self.binary = args.binary
         self.root = os.path.join(args.source, "test", "fuzz", "regressions")
+        self.kinds = harness.kind_table(args.binary)
+        self.paths = [p for k in self.kinds for p in k.paths()]
 
     def inputs(self, target):
         d = os.path.join(self.root, target)
@@ -53,11 +48,11 @@ def answered_on_every_path(env, target, what):
     files = env.inputs(target)
     for path in files:
         data = open(path, "rb").read()
-        for webhook in PATHS:
+        for webhook in env.paths:
             code, out, _ = env.run(["review", "--path", webhook, "-"], data)
             check(code in (0, 1), "%s on %s: exit %d", os.path.basename(path), webhook, code)
             check(out.startswith(b"{"), "%s on %s: no JSON answer: %r", os.path.basename(path), webhook, out[:200])
-    print("   %d %s x %d paths answered" % (len(files), what, len(PATHS)))
+    print("   %d %s x %d paths answered" % (len(files), what, len(env.paths)))
 
 
 def test_review_bodies(env):
@@ -77,10 +72,10 @@ def test_mutator_objects(env):
             obj = json.loads(raw)
         except ValueError:
             continue  # not JSON: the review target covers it
-        for webhook in [p for p in PATHS if p.startswith("/mutate-")]:
-            group, kind = KINDS[webhook.split("-", 1)[1]]
+        for k in [k for k in env.kinds if k.mutate_path]:
+            webhook = k.mutate_path
             review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
-                      "request": {"uid": "u", "kind": {"group": group, "version": "v1alpha1", "kind": kind},
+                      "request": {"uid": "u", "kind": {"group": k.group, "version": k.version, "kind": k.kind},
                                   "namespace": "ns1", "operation": "CREATE", "object": obj}}
             code, out, _ = env.run(["review", "--path", webhook, "-"], json.dumps(review).encode())
             check(code == 0, "%s on %s: exit %d", os.path.basename(path), webhook, code)
