@@ -140,9 +140,16 @@ bool ErrorList::unchanged(Rule rule, const FieldPath& path) {
       }
     }
   }
-  const std::span<const FieldPath::Segment> subject(segments_.data(), n);
   const JsonValue* object = context_->object;
   const JsonValue* old_object = context_->old_object;
+  // A field the object lacks (Required) is judged with the object that should hold it, as
+  // Kubernetes ratchets `required` (KEP-4008): absent from both is unchanged only when its parent
+  // is, so a new list element missing a required field is denied.
+  if (n == segments_.size() && n > 1) {
+    const JsonValue* v = value_at(object, std::span<const FieldPath::Segment>(segments_.data(), n));
+    if (v == nullptr || v->IsNull()) --n;
+  }
+  const std::span<const FieldPath::Segment> subject(segments_.data(), n);
   if (!info.also_unchanged.empty() &&
       !same_json(value_at_dotted(object, info.also_unchanged),
                  value_at_dotted(old_object, info.also_unchanged))) {

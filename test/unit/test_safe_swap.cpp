@@ -284,6 +284,27 @@ TEST_CASE("ratchet: schema rules ratchet per field") {
       std::vector<std::string>{"spec.activationPreference"});
 }
 
+// A required field is absent from both objects, yet the object holding it is new: nothing was
+// stored that way, so nothing ratchets (KEP-4008 judges a required field with its parent).
+TEST_CASE("ratchet: a required field missing from a new element is denied on UPDATE") {
+  const std::string labels =
+      R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"x"})";
+  const std::string selectors =
+      R"("priority":0,"preemption":"Never","schedulerName":"default-scheduler","conflictResolution":"Abort","resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":"d"})";
+  const std::string old_object = pp(selectors + "]", labels);
+  // SC-3: the new second selector has no kind.
+  const std::string added = pp(selectors + R"(,{"apiVersion":"v1","namespace":"ns1"}])", labels);
+  CHECK(run(&kpw::validate_propagation_policy, added, Call::update_of(old_object)).fields() ==
+        std::vector<std::string>{"spec.resourceSelectors[1].kind"});
+  // Stored without it already, the selector unchanged, another field changed: ratcheted.
+  const std::string changed_elsewhere = pp(
+      selectors + R"(,{"apiVersion":"v1","namespace":"ns1"}],"dependentOverrides":["o"])", labels);
+  const kpw::test::Verdict v =
+      run(&kpw::validate_propagation_policy, changed_elsewhere, Call::update_of(added));
+  CHECK(v.allowed());
+  CHECK(v.warned("[SC-3]"));
+}
+
 // docs/compatibility.md's "Rule classes" table lists every rule of rules.cpp once, with its class.
 TEST_CASE("rules: docs/compatibility.md lists every rule with its class") {
   std::ifstream in(std::string(KPW_SOURCE_DIR) + "/docs/compatibility.md");
