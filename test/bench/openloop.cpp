@@ -32,10 +32,11 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "util/file.hpp"
 
 namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
@@ -198,8 +199,10 @@ int main(int argc, char** argv) {
     return 2;
   }
   Shared shared;
-  std::ifstream in(o.body_file, std::ios::binary);
-  shared.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!kpw::read_file(o.body_file, shared.body)) {
+    std::fprintf(stderr, "openloop: cannot read %s\n", o.body_file.c_str());
+    return 2;
+  }
   shared.path = o.path;
   shared.by_turn = o.by_turn;
 
