@@ -11,7 +11,7 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-d
 	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
 	libgnutls28-dev valgrind
 
-.PHONY: all deps build test test-asan fuzz run certs bench soak clean
+.PHONY: all deps build server test test-asan fuzz run certs bench soak clean
 
 all: build
 
@@ -30,6 +30,12 @@ deps:
 build: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD) -j $(JOBS)
+
+# Only what `make run` runs: the server binary and the library under it, none of the tests and
+# benchmarks that `build` compiles too.
+server: deps
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake --build $(BUILD) -j $(JOBS) --target karmada-policy-webhook
 
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 1
@@ -65,7 +71,7 @@ fuzz: deps
 certs: deps
 	certs/make-certs.sh $(CERT_DIR)
 
-run: build certs
+run: server certs
 	@echo
 	@echo "In another terminal, post a PropagationPolicy review and see the verdict:"
 	@echo "  curl -s --cacert $(CERT_DIR)/ca.crt -H 'Content-Type: application/json' \\"

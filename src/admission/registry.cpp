@@ -9,9 +9,4 @@ const Webhook* find_webhook(std::string_view path) {
   return nullptr;
 }
 
-int webhook_index(std::string_view path) {
-  const Webhook* w = find_webhook(path);
-  return w == nullptr ? -1 : static_cast<int>(w - webhooks().data());
-}
-
 }  // namespace kpw

@@ -24,7 +24,5 @@ struct Webhook {
 // Defined by the kind table (src/kinds/kinds.cpp).
 std::span<const Webhook> webhooks();
 const Webhook* find_webhook(std::string_view path);
-// The row's position in webhooks(), or -1 (metrics are kept per row).
-int webhook_index(std::string_view path);
 
 }  // namespace kpw

@@ -30,7 +30,6 @@ class FieldPositions {
   // Records where `path` was written, unless it already was (a repeated key keeps its first place).
   void add(Fingerprint path, Position at);
   const Position* find(Fingerprint path) const;
-  std::size_t size() const { return used_; }
 
  private:
   static constexpr std::uint64_t kUsed = std::uint64_t{1} << 63;  // in Slot::path.a: in use

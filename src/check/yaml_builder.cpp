@@ -48,10 +48,11 @@ void Builder::OnNull(const YAML::Mark& mark, YAML::anchor_t anchor) {
   last_null_mark_ = mark;
   if (expecting_key()) {
     set_key("null", mark);
+    if (anchor != 0) remember_key(anchor, "null", "");
     return;
   }
   JsonValue v;
-  put(mark, anchor, std::move(v), 1);
+  put(mark, anchor, std::move(v), 1, "null");
 }
 
 void Builder::OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) {
@@ -72,8 +73,16 @@ void Builder::OnAlias(const YAML::Mark& mark, YAML::anchor_t anchor) {
       values = a.values;
     }
   }
-  if (expecting_key()) {  // an alias as a key
-    set_key(anchored != nullptr && anchored->IsString() ? view(*anchored) : "null", mark);
+  if (expecting_key()) {  // an alias as a key: the anchored node, as if written in its place
+    if (anchored == nullptr) {
+      set_key("null", mark);
+    } else if (anchored->IsObject() || anchored->IsArray()) {
+      // A collection as a key: JSON cannot hold it, it is dropped with its value (see close).
+      stack_.back().has_key = true;
+      stack_.back().drop_value = true;
+    } else {
+      set_key(anchored->IsString() ? view(*anchored) : std::string_view(it->second.key), mark);
+    }
     return;
   }
   JsonValue v;
@@ -86,11 +95,12 @@ void Builder::OnScalar(const YAML::Mark& mark, const std::string& tag, YAML::anc
   only_null_ = false;
   if (expecting_key()) {
     set_key(value, mark);
+    if (anchor != 0) remember_key(anchor, value, tag);
     return;
   }
   JsonValue v;
   convert_scalar(value, tag, v, doc_->GetAllocator());
-  put(mark, anchor, std::move(v), 1);
+  put(mark, anchor, std::move(v), 1, value);
 }
 
 void Builder::OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t anchor,
@@ -166,6 +176,7 @@ void Builder::close() {
     stack_.back().complex_key = false;
     stack_.back().has_key = true;
     stack_.back().drop_value = true;
+    remember(f.anchor, f.node, f.value, f.values);  // (before bury, which then keeps it)
     bury(f.node, f.value);
     return;
   }
@@ -173,23 +184,30 @@ void Builder::close() {
   place(std::move(f.value), f.node, f.values);
 }
 
-void Builder::put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v,
-                  std::size_t values) {
+void Builder::put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v, std::size_t values,
+                  std::string_view text) {
   const std::uint32_t node = add_node(mark);
-  remember(anchor, node, v, values);
+  remember(anchor, node, v, values, text);
   place(std::move(v), node, values);
 }
 
 void Builder::remember(YAML::anchor_t anchor, std::uint32_t node, const JsonValue& v,
-                       std::size_t values) {
+                       std::size_t values, std::string_view text) {
   if (anchor == 0) return;
   const JsonValue* copy = nullptr;
   if (values <= kCopiedValues) {
     copies_.emplace_back(v, doc_->GetAllocator());
     copy = &copies_.back();
   }
-  anchors_[anchor] = Anchored{node, values, copy};
+  // A string's text is the string itself: not kept twice.
+  anchors_[anchor] = Anchored{node, values, copy, std::string(v.IsString() ? "" : text)};
   last_anchored_ = node;
+}
+
+void Builder::remember_key(YAML::anchor_t anchor, const std::string& text, const std::string& tag) {
+  JsonValue& copy = copies_.emplace_back();
+  convert_scalar(text, tag, copy, doc_->GetAllocator());
+  anchors_[anchor] = Anchored{kNoNode, 1, &copy, copy.IsString() ? std::string() : text};
 }
 
 const JsonValue* Builder::find(std::uint32_t node) {

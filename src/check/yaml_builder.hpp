@@ -121,14 +121,22 @@ class Builder : public YAML::EventHandler {
 
   void close();
 
-  // A scalar or an alias's copy, as a value (not a key), of `values` values.
-  void put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v, std::size_t values);
+  // A scalar or an alias's copy, as a value (not a key), of `values` values; `text`: a scalar's,
+  // as written.
+  void put(const YAML::Mark& mark, YAML::anchor_t anchor, JsonValue&& v, std::size_t values,
+           std::string_view text = {});
 
   // A large anchored value is not copied: an alias finds it where it is (`find`, O(depth)).
   // Copying every anchored value cost O(depth × size) for anchors nested in anchors (127 copies
   // of a large list). A small one (the usual scalar) is copied, so that an alias of it costs O(1):
   // at most kCopiedValues values per anchor.
-  void remember(YAML::anchor_t anchor, std::uint32_t node, const JsonValue& v, std::size_t values);
+  // `text`: a scalar's, as written (an alias of it as a key reads as that text).
+  void remember(YAML::anchor_t anchor, std::uint32_t node, const JsonValue& v, std::size_t values,
+                std::string_view text = {});
+
+  // An anchor on a scalar key: its aliases read as the key's text as keys, and as the scalar
+  // `text` tagged `tag` reads as values (the key is in no value of the document, so no node).
+  void remember_key(YAML::anchor_t anchor, const std::string& text, const std::string& tag);
 
   // The value of `node`: from where it can be reached directly (an open collection, the document,
   // a dropped value) down the indices of its parents, O(depth).
@@ -154,6 +162,9 @@ class Builder : public YAML::EventHandler {
     std::uint32_t node;
     std::size_t values;     // in the anchored value, aliases expanded
     const JsonValue* copy;  // in copies_, for a small value; else null
+    // The text of a scalar that is not a string, as written: an alias of it as a key reads as
+    // that text, as the scalar written there would (`&a 1` … `*a: x` is the key "1", not null).
+    std::string key;
   };
   std::unordered_map<YAML::anchor_t, Anchored> anchors_;
   std::uint32_t last_anchored_ = kNoNode;  // the node of the last anchored value

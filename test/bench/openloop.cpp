@@ -32,10 +32,11 @@
 #include <cstdlib>
 #include <deque>
 #include <fstream>
-#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
+
+#include "util/file.hpp"
 
 namespace net = boost::asio;
 namespace ssl = boost::asio::ssl;
@@ -110,23 +111,25 @@ class Connection : public std::enable_shared_from_this<Connection> {
     req_.set(http::field::content_type, "application/json");
     req_.body() = shared_.body;
     req_.prepare_payload();
-    http::async_write(stream_, req_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
-      if (ec) return self->fail();
-      self->res_ = {};
-      http::async_read(self->stream_, self->buffer_, self->res_,
-                       [self](beast::error_code ec, std::size_t) {
-                         if (ec) return self->fail();
-                         self->sending_ = false;
-                         const double us = std::chrono::duration<double, std::micro>(
-                                               Clock::now() - self->scheduled_).count();
-                         if (self->res_.result() == http::status::ok) {
-                           self->shared_.latencies_us.push_back(us);
-                         } else {
-                           ++self->shared_.errors;
-                         }
-                         self->next();
-                       });
-    });
+    http::async_write(
+        stream_, req_, [self = shared_from_this()](beast::error_code ec, std::size_t) {
+          if (ec) return self->fail();
+          self->res_ = {};
+          http::async_read(
+              self->stream_, self->buffer_, self->res_, [self](beast::error_code ec, std::size_t) {
+                if (ec) return self->fail();
+                self->sending_ = false;
+                const double us =
+                    std::chrono::duration<double, std::micro>(Clock::now() - self->scheduled_)
+                        .count();
+                if (self->res_.result() == http::status::ok) {
+                  self->shared_.latencies_us.push_back(us);
+                } else {
+                  ++self->shared_.errors;
+                }
+                self->next();
+              });
+        });
   }
 
  private:
@@ -164,7 +167,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
 double percentile(std::vector<double>& v, double p) {
   if (v.empty()) return 0;
-  const std::size_t i = std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())));
+  const std::size_t i =
+      std::min(v.size() - 1, static_cast<std::size_t>(p * static_cast<double>(v.size())));
   std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(i), v.end());
   return v[i];
 }
@@ -175,31 +179,45 @@ int main(int argc, char** argv) {
   Options o;
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--port") o.port = static_cast<unsigned short>(std::atoi(value.c_str()));
-    else if (flag == "--ca") o.ca = value;
-    else if (flag == "--body") o.body_file = value;
-    else if (flag == "--path") o.path = value;
-    else if (flag == "--rate") o.rate = static_cast<unsigned>(std::atoi(value.c_str()));
-    else if (flag == "--connections") o.connections = static_cast<unsigned>(std::atoi(value.c_str()));
-    else if (flag == "--seconds") o.seconds = static_cast<unsigned>(std::atoi(value.c_str()));
-    else if (flag == "--delay") o.delay = std::max(0.0, std::atof(value.c_str()));
-    else if (flag == "--drain") o.drain = std::max(0.0, std::atof(value.c_str()));
-    else if (flag == "--ready-file") o.ready_file = value;
-    else if (flag == "--dispatch" && (value == "idle" || value == "turn")) o.by_turn = value == "turn";
+    if (flag == "--port")
+      o.port = static_cast<unsigned short>(std::atoi(value.c_str()));
+    else if (flag == "--ca")
+      o.ca = value;
+    else if (flag == "--body")
+      o.body_file = value;
+    else if (flag == "--path")
+      o.path = value;
+    else if (flag == "--rate")
+      o.rate = static_cast<unsigned>(std::atoi(value.c_str()));
+    else if (flag == "--connections")
+      o.connections = static_cast<unsigned>(std::atoi(value.c_str()));
+    else if (flag == "--seconds")
+      o.seconds = static_cast<unsigned>(std::atoi(value.c_str()));
+    else if (flag == "--delay")
+      o.delay = std::max(0.0, std::atof(value.c_str()));
+    else if (flag == "--drain")
+      o.drain = std::max(0.0, std::atof(value.c_str()));
+    else if (flag == "--ready-file")
+      o.ready_file = value;
+    else if (flag == "--dispatch" && (value == "idle" || value == "turn"))
+      o.by_turn = value == "turn";
     else {
       std::fprintf(stderr, "openloop: unknown flag %s\n", flag.c_str());
       return 2;
     }
   }
   if (o.port == 0 || o.ca.empty() || o.body_file.empty() || o.rate == 0 || o.connections == 0) {
-    std::fprintf(stderr, "usage: openloop --port P --ca CA --body FILE [--path P] [--rate N] "
-                         "[--connections N] [--seconds N] [--delay S] [--drain S] "
-                         "[--ready-file FILE] [--dispatch idle|turn]\n");
+    std::fprintf(stderr,
+                 "usage: openloop --port P --ca CA --body FILE [--path P] [--rate N] "
+                 "[--connections N] [--seconds N] [--delay S] [--drain S] "
+                 "[--ready-file FILE] [--dispatch idle|turn]\n");
     return 2;
   }
   Shared shared;
-  std::ifstream in(o.body_file, std::ios::binary);
-  shared.body.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+  if (!kpw::read_file(o.body_file, shared.body)) {
+    std::fprintf(stderr, "openloop: cannot read %s\n", o.body_file.c_str());
+    return 2;
+  }
   shared.path = o.path;
   shared.by_turn = o.by_turn;
 
@@ -294,9 +312,9 @@ int main(int argc, char** argv) {
   }
   const double p50 = percentile(l, 0.50), p99 = percentile(l, 0.99), p999 = percentile(l, 0.999);
   const double max = l.empty() ? 0 : *std::max_element(l.begin(), l.end());
-  std::printf("OPENLOOP sent=%lu ok=%lu errors=%lu rate=%u connections=%u p50_us=%.0f p99_us=%.0f "
-              "p999_us=%.0f max_us=%.0f unanswered=%lu\n",
-              sent, ok, shared.errors, o.rate,
-              o.connections, p50, p99, p999, max, unanswered);
+  std::printf(
+      "OPENLOOP sent=%lu ok=%lu errors=%lu rate=%u connections=%u p50_us=%.0f p99_us=%.0f "
+      "p999_us=%.0f max_us=%.0f unanswered=%lu\n",
+      sent, ok, shared.errors, o.rate, o.connections, p50, p99, p999, max, unanswered);
   return ok + shared.errors >= sent && shared.errors == 0 && unanswered == 0 ? 0 : 1;
 }

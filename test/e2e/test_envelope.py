@@ -12,6 +12,7 @@ allowed answer: the server survived whatever the test did to it.
 from __future__ import annotations
 
 import copy
+import http.client
 import json
 import os
 import socket
@@ -481,14 +482,59 @@ def test_tls_then_silence(env):
         conn.close()
 
 
+def open_connections(env) -> float:
+    """The server's open TLS connections, from its metrics port."""
+    conn = http.client.HTTPConnection("127.0.0.1", env.server.metrics_port, timeout=5)
+    try:
+        conn.request("GET", "/metrics")
+        for line in conn.getresponse().read().decode().splitlines():
+            if line.startswith("karmada_policy_webhook_open_connections "):
+                return float(line.split()[1])
+    finally:
+        conn.close()
+    raise AssertionError("no karmada_policy_webhook_open_connections on /metrics")
+
+
 def test_half_request_then_close(env):
+    """Half a request (cut in the header, or in the body), then the client's end of the stream.
+    The server's read can never finish: it closes the connection at once (well before its 10 s
+    header timeout) with no answer, or a 400 at most, and serves the next connection normally."""
     body = fixture_check.request_body(env.c01)
-    for data in (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: x\r\nContent-Le",
-                 raw_request("POST", PP_PATH, body[:50], headers=["Content-Type: application/json"],
-                             content_length=len(body))):
+    halves = {"in the header": b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: x\r\nContent-Le",
+              "in the body": raw_request("POST", PP_PATH, body[:50],
+                                         headers=["Content-Type: application/json"],
+                                         content_length=len(body))}
+    prompt = 2.0  # seconds
+    for where, data in halves.items():
+        # The client shuts its write side (a TCP FIN under the TLS session) and goes on reading:
+        # through socket.socket's shutdown, as SSLSocket's would drop the TLS layer too.
         with env.raw() as conn:
             conn.sendall(data)
-            time.sleep(0.05)
+            conn.sock.settimeout(prompt)
+            t0 = time.monotonic()
+            socket.socket.shutdown(conn.sock, socket.SHUT_WR)
+            try:
+                answer = conn.read_response()
+            except socket.timeout:
+                raise AssertionError("cut %s, write side shut: the connection was still open after "
+                                     "%.0f s, with no answer" % (where, prompt))
+            except (ConnectionError, ssl.SSLError):
+                answer, conn.buf = None, b""  # closed without an answer: what we hope for
+            if answer is not None:
+                check(answer.status == 400, "cut %s, write side shut: HTTP %d, expected no answer "
+                      "or 400: %r", where, answer.status, answer.body[:200])
+            conn.wait_closed(timeout=max(0.1, prompt - (time.monotonic() - t0)))
+        # The client simply closes: the server lets the connection go at once too (nothing else is
+        # open now, so the count of open connections falls to 0).
+        with env.raw() as conn:
+            conn.sendall(data)
+        deadline = time.monotonic() + prompt
+        while open_connections(env) != 0:
+            check(time.monotonic() < deadline, "cut %s, then closed: the server still held %d "
+                  "connections after %.0f s", where, open_connections(env), prompt)
+            time.sleep(0.02)
+    with env.client() as client:
+        expect_allowed(client.post(PP_PATH, body), env.c01["review"])
 
 
 def test_pipelined_requests(env):

@@ -14,6 +14,7 @@
 
 using kpw::check::load;
 using kpw::check::LoadedFile;
+using kpw::test::array_at;
 using kpw::test::double_at;
 using kpw::test::int_at;
 using kpw::test::object_at;
@@ -314,6 +315,56 @@ TEST_CASE("check: an alias is the anchored value as written, wherever that value
     CHECK(value_at(o, "/fromouter/j") == value_at(o, "/outer/i"));
     CHECK(string_at(o, "/key") == "aliased key");
   }
+}
+
+TEST_CASE("check: an alias as a key reads as its anchored scalar written there, as kubectl reads") {
+  // sigs.k8s.io/yaml (kubectl's YAML to JSON) turns every key into a string: `1` is "1", `true`
+  // is "true". An alias as a key is the anchored scalar's text, as if written in its place.
+  const auto file = load(
+      "a: &a 1\nb: &b true\nc: &c 0x1F\nd: &d ~\ne: &e text\nf: &f '2'\n"
+      "*a : one\n*b : two\n*c : three\n*d : four\n*e : five\n*f : six\n");
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& o = *file.objects[0].json;
+  CHECK(o.MemberCount() == 12);
+  CHECK(string_at(o, "/1") == "one");
+  CHECK(string_at(o, "/true") == "two");
+  CHECK(string_at(o, "/0x1F") == "three");  // as the key `0x1F: three` reads
+  CHECK(string_at(o, "/null") == "four");   // as the key `~: four` reads
+  CHECK(string_at(o, "/text") == "five");
+  CHECK(string_at(o, "/2") == "six");
+  CHECK(int_at(o, "/a") == 1);  // the anchored values themselves are unchanged
+  CHECK(value_at(o, "/b").IsTrue());
+}
+
+TEST_CASE("check: an anchor on a key is found by its aliases, as a key and as a value") {
+  const auto file = load(
+      "&k name: x\nother: *k\nlist: [*k]\nnested:\n  *k : w\n&n 1: z\nnum: *n\n"
+      "? &m [a]\n: dropped\nfromkey: *m\n");
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& o = *file.objects[0].json;
+  CHECK(string_at(o, "/name") == "x");
+  CHECK(string_at(o, "/other") == "name");
+  CHECK(string_at(o, "/list/0") == "name");
+  CHECK(string_at(o, "/nested/name") == "w");
+  CHECK(string_at(o, "/1") == "z");
+  CHECK(int_at(o, "/num") == 1);               // the anchored node as a value: the plain scalar 1
+  CHECK(array_at(o, "/fromkey").Size() == 1);  // a list as a key is dropped, its anchor kept
+  CHECK(string_at(o, "/fromkey/0") == "a");
+  CHECK(o.MemberCount() == 7);
+}
+
+TEST_CASE("check: an alias of a map as a key is dropped with its value; a key spelled ? is kept") {
+  const auto file = load("m: &m {x: 1}\n*m : dropped\n\"?\": 1\n? '?x'\n: 2\n? plain\n: 3\n");
+  REQUIRE_FALSE(file.syntax_error);
+  REQUIRE(file.objects.size() == 1);
+  const auto& o = *file.objects[0].json;
+  CHECK(o.MemberCount() == 4);  // as the map written as a key, `? {x: 1}`, is
+  CHECK(int_at(o, "/m/x") == 1);
+  CHECK(int_at(o, "/?") == 1);
+  CHECK(int_at(o, "/?x") == 2);
+  CHECK(int_at(o, "/plain") == 3);
 }
 
 TEST_CASE("check: aliases may not expand a file beyond a million values") {
