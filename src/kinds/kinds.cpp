@@ -9,10 +9,13 @@
 #include "admission/registry.hpp"
 #include "api/karmada.hpp"
 #include "api/object.hpp"
+#include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
 #include "util/json_text.hpp"
+#include "validators/override_policy.hpp"
+#include "validators/override_policy_schema.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
@@ -37,7 +40,7 @@ constexpr std::array<CrdDefault, 8> kPolicyDefaults = {{
 using karmada::kAppsGroup;
 using karmada::kPolicyGroup;
 
-constexpr std::array<Kind, 4> kKinds = {{
+constexpr std::array<Kind, 6> kKinds = {{
     {kPolicyGroup, "v1alpha1", karmada::kPropagationPolicy, "propagationpolicies", true,
      "propagationpolicy.karmada.io", "propagationpolicy.karmada.io", "/validate-propagationpolicy",
      "/mutate-propagationpolicy", &validate_propagation_policy, &mutate_propagation_policy,
@@ -75,6 +78,34 @@ constexpr std::array<Kind, 4> kKinds = {{
      {},
      nullptr,
      rules::kScheduleTriggerRules},
+    {kPolicyGroup,
+     "v1alpha1",
+     karmada::kOverridePolicy,
+     "overridepolicies",
+     true,
+     "overridepolicy.karmada.io",
+     "overridepolicy.karmada.io",
+     "/validate-overridepolicy",
+     "/mutate-overridepolicy",
+     &validate_override_policy,
+     &mutate_override_policy,
+     {},
+     &check_override_policy_unknown_fields,
+     rules::kOverridePolicyRules},
+    {kPolicyGroup,
+     "v1alpha1",
+     karmada::kClusterOverridePolicy,
+     "clusteroverridepolicies",
+     false,
+     "clusteroverridepolicy.karmada.io",
+     "",
+     "/validate-clusteroverridepolicy",
+     "",
+     &validate_cluster_override_policy,
+     nullptr,
+     {},
+     &check_override_policy_unknown_fields,
+     rules::kOverridePolicyRules},
 }};
 
 // The webhook rows, validating then mutating for each kind, in the table's order.
