@@ -270,3 +270,32 @@ TEST_CASE("OM round trip: explicit empties removed, no artefacts, idempotent") {
   CHECK(mutate(&kpw::mutate_override_policy, R"({"metadata":{}})").patch.empty());
   CHECK(mutate(&kpw::mutate_override_policy, R"({"spec":null})").patch.empty());
 }
+
+TEST_CASE("O rules and the OP mutator are linear in the object", "[linear]") {
+  // 100 000 label entries (sorted, each breaking O-7), 50 000 field overriders each breaking O-10
+  // and O-12 (each renders its own FieldOverrider), 10 000 selectors to fill (OM-1).
+  std::string labels;
+  for (int i = 0; i < 100000; ++i) {
+    labels += (i == 0 ? "" : ",");
+    labels += "\"K" + std::to_string(100000 - i) + "!\":\"v\"";
+  }
+  std::string fields;
+  for (int i = 0; i < 50000; ++i) {
+    fields += (i == 0 ? "" : ",");
+    fields +=
+        R"({"fieldPath":"x","json":[{"subPath":"/a","operator":"remove"}],"yaml":[{"subPath":"/b","operator":"remove"}]})";
+  }
+  const Verdict v = op(rule(R"({"labelsOverrider":[{"operator":"add","value":{)" + labels +
+                            R"(}}],"fieldOverrider":[)" + fields + "]}"));
+  CHECK_FALSE(v.allowed());
+  std::string selectors;  // three ops each: well under JsonPatch::kMaxBytes
+  for (int i = 0; i < 10000; ++i) {
+    selectors += (i == 0 ? "" : ",");
+    selectors +=
+        R"({"apiVersion":"v1","kind":"ConfigMap","name":"","labelSelector":{"matchLabels":{}}})";
+  }
+  const auto m = mutate(&kpw::mutate_override_policy, R"({"spec":{"resourceSelectors":[)" +
+                                                          selectors + R"(],"overrideRules":[]}})");
+  CHECK(m.error.empty());
+  CHECK(m.at("/spec/resourceSelectors/9999/namespace") == "ns1");
+}
