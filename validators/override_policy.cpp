@@ -26,20 +26,41 @@ constexpr std::string_view kValueForbidden = "value is not allowed for remove op
 // The rules an overriders object's content reports: upstream's inside overrideRules, D-O2 for
 // every one of them inside the legacy spec.overriders (which upstream does not check, B-2).
 struct ContentRules {
-  Rule annotation_key, annotation_size, label_key, label_value, image_predicate;
-  Rule both, neither, field_path, json_sub_path, json_required, json_forbidden;
-  Rule yaml_sub_path, yaml_required, yaml_forbidden;
+  Rule annotation_key;
+  Rule annotation_size;
+  Rule label_key;
+  Rule label_value;
+  Rule image_predicate;
+  Rule both;
+  Rule neither;
+  Rule field_path;
+  Rule json_sub_path;
+  Rule json_required;
+  Rule json_forbidden;
+  Rule yaml_sub_path;
+  Rule yaml_required;
+  Rule yaml_forbidden;
   Rule ours;              // D-O3 (plaintext, image values, container names)
   Rule empty_field_path;  // D-O4
 };
-constexpr ContentRules kRuleContent{rules::kO5,  rules::kO6,  rules::kO7,  rules::kO8,
-                                    rules::kO9,  rules::kO10, rules::kO11, rules::kO12,
-                                    rules::kO13, rules::kO14, rules::kO15, rules::kO16,
-                                    rules::kO17, rules::kO18, rules::kDO3, rules::kDO4};
-constexpr ContentRules kLegacyContent{rules::kDO2, rules::kDO2, rules::kDO2, rules::kDO2,
-                                      rules::kDO2, rules::kDO2, rules::kDO2, rules::kDO2,
-                                      rules::kDO2, rules::kDO2, rules::kDO2, rules::kDO2,
-                                      rules::kDO2, rules::kDO2, rules::kDO2, rules::kDO2};
+constexpr ContentRules kRuleContent{.annotation_key = rules::kO5,
+                                    .annotation_size = rules::kO6,
+                                    .label_key = rules::kO7,
+                                    .label_value = rules::kO8,
+                                    .image_predicate = rules::kO9,
+                                    .both = rules::kO10,
+                                    .neither = rules::kO11,
+                                    .field_path = rules::kO12,
+                                    .json_sub_path = rules::kO13,
+                                    .json_required = rules::kO14,
+                                    .json_forbidden = rules::kO15,
+                                    .yaml_sub_path = rules::kO16,
+                                    .yaml_required = rules::kO17,
+                                    .yaml_forbidden = rules::kO18,
+                                    .ours = rules::kDO3,
+                                    .empty_field_path = rules::kDO4};
+constexpr ContentRules all_as(Rule r) { return {r, r, r, r, r, r, r, r, r, r, r, r, r, r, r, r}; }
+constexpr ContentRules kLegacyContent = all_as(rules::kDO2);
 
 // Paths that rename or retype the resource a member cluster gets (karmada-io/karmada#1215).
 bool overrides_identity(std::string_view path) {
