@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "api/object.hpp"
 #include "util/names.hpp"
@@ -26,29 +27,73 @@ bool string_entry(Rule rule, const JsonValue& value, const FieldPath& entry, boo
 
 }  // namespace
 
-void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
-                                  const FieldPath& affinity_path, ErrorList& errors) {
+namespace {
+
+// One expression of a field selector: its key, then its operator. False when it reported.
+bool check_field_selector_expression(Rule rule, Rule operator_rule, const JsonValue& e,
+                                     const FieldPath& expr, bool both, ErrorList& errors) {
+  bool ok = true;
+  const std::optional<std::string_view> key = string_member(&e, "key");
+  if (key && *key != "provider" && *key != "region" && *key != "zone") {
+    const FieldPath path = expr.child("key");
+    errors.not_supported(rule, path, *key, {"provider", "region", "zone"});
+    if (!both) return false;
+    ok = false;
+  }
+  const std::optional<std::string_view> op = string_member(&e, "operator");
+  if (op && *op != "In" && *op != "NotIn") {
+    const FieldPath path = expr.child("operator");
+    errors.not_supported(operator_rule, path, *op, {"In", "NotIn"});
+    ok = false;
+  }
+  return ok;
+}
+
+void check_field_selector(Rule rule, Rule operator_rule, const JsonValue& affinity,
+                          const FieldPath& affinity_path, bool all, ErrorList& errors) {
   const JsonValue* exprs =
       array_member(object_member(&affinity, "fieldSelector"), "matchExpressions");
   if (exprs == nullptr) return;
   const FieldPath selector = affinity_path.child("fieldSelector");
   const FieldPath list = selector.child("matchExpressions");
   for (rapidjson::SizeType k = 0; k < exprs->Size(); ++k) {
-    const JsonValue& e = (*exprs)[k];
     const FieldPath expr = list.index(k);
-    const std::optional<std::string_view> key = string_member(&e, "key");
-    if (key && *key != "provider" && *key != "region" && *key != "zone") {
-      const FieldPath path = expr.child("key");
-      errors.not_supported(rule, path, *key, {"provider", "region", "zone"});
-      return;
-    }
-    const std::optional<std::string_view> op = string_member(&e, "operator");
-    if (op && *op != "In" && *op != "NotIn") {
-      const FieldPath path = expr.child("operator");
-      errors.not_supported(rule, path, *op, {"In", "NotIn"});
+    if (!check_field_selector_expression(rule, operator_rule, (*exprs)[k], expr, all, errors) &&
+        !all) {
       return;
     }
   }
+}
+
+// The members of `map` in `order`: a sorted view is built in a per-thread buffer (reused, so a
+// review allocates nothing once the thread has met its largest map), O(n log n).
+template <typename Each>
+void for_each_entry(const JsonValue& map, MapOrder order, Each each) {
+  if (order == MapOrder::kDocument) {
+    for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) each(*it);
+    return;
+  }
+  thread_local std::vector<const JsonValue::Member*> sorted;
+  sorted.clear();
+  for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) sorted.push_back(&*it);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const JsonValue::Member* a, const JsonValue::Member* b) {
+              return view(a->name) < view(b->name);
+            });
+  // `each` must not visit another map in sorted order (the buffer is the thread's one).
+  for (const JsonValue::Member* m : sorted) each(*m);
+}
+
+}  // namespace
+
+void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
+                                  const FieldPath& affinity_path, ErrorList& errors) {
+  check_field_selector(rule, rule, affinity, affinity_path, false, errors);
+}
+
+void check_cluster_field_selector_all(Rule key_rule, Rule operator_rule, const JsonValue& affinity,
+                                      const FieldPath& affinity_path, ErrorList& errors) {
+  check_field_selector(key_rule, operator_rule, affinity, affinity_path, true, errors);
 }
 
 void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,
@@ -61,32 +106,45 @@ void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,
   for (std::string_view problem : problems) errors.invalid(rule, path, *value, problem);
 }
 
-bool check_label_map(Rule rule, const JsonValue& labels, const FieldPath& path, ErrorList& errors) {
+bool check_label_map(Rule rule, const JsonValue& labels, const FieldPath& path, ErrorList& errors,
+                     MapOrder order) {
+  return check_label_map(rule, rule, labels, path, errors, order);
+}
+
+bool check_label_map(Rule key_rule, Rule value_rule, const JsonValue& labels, const FieldPath& path,
+                     ErrorList& errors, MapOrder order) {
+  const Rule rule = key_rule;
   bool ok = true;
-  for (auto it = labels.MemberBegin(); it != labels.MemberEnd(); ++it) {
-    const std::string_view key = view(it->name);
+  for_each_entry(labels, order, [&](const JsonValue::Member& m) {
+    const std::string_view key = view(m.name);
     const FieldPath entry = path.key(key);
     for (std::string_view problem : check_qualified_name(key)) {
       errors.invalid(rule, entry, key, problem);
       ok = false;
     }
-    if (!string_entry(rule, it->value, entry, ok, errors)) continue;
-    const std::string_view value = view(it->value);
+    if (!string_entry(rule, m.value, entry, ok, errors)) return;
+    const std::string_view value = view(m.value);
     for (std::string_view problem : check_label_value(value)) {
-      errors.invalid(rule, entry, value, problem);
+      errors.invalid(value_rule, entry, value, problem);
       ok = false;
     }
-  }
+  });
   return ok;
 }
 
 bool check_annotation_map(Rule rule, const JsonValue& annotations, const FieldPath& path,
-                          ErrorList& errors) {
+                          ErrorList& errors, MapOrder order) {
+  return check_annotation_map(rule, rule, annotations, path, errors, order);
+}
+
+bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annotations,
+                          const FieldPath& path, ErrorList& errors, MapOrder order) {
+  const Rule rule = key_rule;
   bool ok = true;
   std::size_t total = 0;
   std::string lowered;  // reused; only for keys with an upper-case letter
-  for (auto it = annotations.MemberBegin(); it != annotations.MemberEnd(); ++it) {
-    const std::string_view key = view(it->name);
+  for_each_entry(annotations, order, [&](const JsonValue::Member& m) {
+    const std::string_view key = view(m.name);
     total += key.size();
     std::string_view checked = key;
     if (std::any_of(key.begin(), key.end(), is_upper)) {
@@ -99,10 +157,11 @@ bool check_annotation_map(Rule rule, const JsonValue& annotations, const FieldPa
       errors.invalid(rule, entry, key, problem);
       ok = false;
     }
-    if (string_entry(rule, it->value, entry, ok, errors)) total += it->value.GetStringLength();
-  }
+    if (string_entry(rule, m.value, entry, ok, errors)) total += m.value.GetStringLength();
+  });
   if (total > kMaxAnnotationBytes) {
-    errors.invalid(rule, path, static_cast<long long>(total), "may not be more than 262144 bytes");
+    errors.invalid(size_rule, path, static_cast<long long>(total),
+                   "may not be more than 262144 bytes");
     ok = false;
   }
   return ok;

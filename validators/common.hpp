@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "admission/field_error.hpp"
@@ -17,6 +18,11 @@ namespace kpw {
 // Expressions without a string key or operator are the schema's concern.
 void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
                                   const FieldPath& affinity_path, ErrorList& errors);
+// The same, reporting every offending expression (each its key, as `key_rule`, before its
+// operator, as `operator_rule`) instead of the first only (OverridePolicy O-1/O-2, O-19/O-20:
+// docs/rules.md, precise paths).
+void check_cluster_field_selector_all(Rule key_rule, Rule operator_rule, const JsonValue& affinity,
+                                      const FieldPath& affinity_path, ErrorList& errors);
 
 // The string member `key` of `obj` is a label key (a qualified name): one Invalid per problem,
 // at `obj_path.key` (V-P4, V-P8, V-W1, V-W2, V-F5, V-F6). Absent, or not a string: nothing (the
@@ -28,13 +34,23 @@ void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,
 // an error names its entry (`metadata.labels[Bad_Key]`). A value that is not a string is Invalid
 // (`must be of type string`), a null one is skipped (the API server drops it). False when it
 // reported anything.
-bool check_label_map(Rule rule, const JsonValue& labels, const FieldPath& path, ErrorList& errors);
+// How a map's entries are visited: as the document holds them, or sorted by key (a stable order
+// where upstream's is Go-map random: OverridePolicy O-5…O-8).
+enum class MapOrder : std::uint8_t { kDocument, kSortedKeys };
+bool check_label_map(Rule rule, const JsonValue& labels, const FieldPath& path, ErrorList& errors,
+                     MapOrder order = MapOrder::kDocument);
+// The same, a key's problems reported as `key_rule`, a value's as `value_rule` (O-7, O-8).
+bool check_label_map(Rule key_rule, Rule value_rule, const JsonValue& labels, const FieldPath& path,
+                     ErrorList& errors, MapOrder order);
 
 // A map of annotations: each key a qualified name once lower-cased (as Kubernetes checks
 // annotation keys: the prefix is case-insensitive), each value a string, keys and values at most
 // 256 KiB in all (Invalid at the map, its value the total). Errors name the entry, as above.
 bool check_annotation_map(Rule rule, const JsonValue& annotations, const FieldPath& path,
-                          ErrorList& errors);
+                          ErrorList& errors, MapOrder order = MapOrder::kDocument);
+// The same, the total size reported as `size_rule` (O-5, O-6).
+bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annotations,
+                          const FieldPath& path, ErrorList& errors, MapOrder order);
 inline constexpr std::size_t kMaxAnnotationBytes = 256 * 1024;
 
 // A JSON pointer (RFC 6901): empty, or starting with "/". False, with an Invalid error, otherwise.

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "api/object.hpp"
 #include "util/names.hpp"
@@ -47,6 +48,8 @@ std::string_view type_detail(Type type) {
       return "must be of type object";
     case Type::kArray:
       return "must be of type array";
+    case Type::kAny:
+      break;
   }
   return "must be of another type";
 }
@@ -67,6 +70,8 @@ bool has_type(Type type, const JsonValue& v) {
       return v.IsObject();
     case Type::kArray:
       return v.IsArray();
+    case Type::kAny:
+      return true;
   }
   return false;
 }
@@ -184,6 +189,7 @@ bool check_typed(const Walk& walk, const Rules& rules, const Node& node, Type ty
     case Type::kInteger:
       return check_integer(errors, rules, node, type, v.GetInt64(), path);
     case Type::kBool:
+    case Type::kAny:
       return true;
     case Type::kStringMap: {
       bool ok = true;
@@ -330,6 +336,78 @@ bool check_element(const Rules& rules, const Node& row, const JsonValue& element
                    const FieldPath& path, ErrorList& errors) {
   const Rules& items = element_rules(row, own_rules(row, rules));
   return check_typed(Walk{errors, false}, items, row, row.item, element, path);
+}
+
+namespace {
+
+void append_row_json(std::string& out, const Node& row, Type type, const JsonValue& v);
+
+void append_sorted_map_json(std::string& out, const JsonValue& map) {
+  std::vector<const JsonValue::Member*> sorted;
+  sorted.reserve(map.MemberCount());
+  for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) sorted.push_back(&*it);
+  std::sort(sorted.begin(), sorted.end(),
+            [](const JsonValue::Member* a, const JsonValue::Member* b) {
+              return view(a->name) < view(b->name);
+            });
+  out += '{';
+  for (const JsonValue::Member* m : sorted) {
+    if (out.back() != '{') out += ',';
+    append_go_json_string(out, view(m->name));
+    out += ':';
+    append_compact_json(out, m->value, true);
+  }
+  out += '}';
+}
+
+void append_row_json(std::string& out, const Node& row, Type type, const JsonValue& v) {
+  if (type == Type::kObject && !row.fields.empty()) {
+    static const JsonValue kEmpty(rapidjson::kObjectType);
+    if (v.IsObject() || v.IsNull())
+      return append_struct_json(out, row.fields, v.IsObject() ? v : kEmpty);
+  }
+  if (type == Type::kArray && v.IsArray()) {
+    out += '[';
+    for (rapidjson::SizeType i = 0; i < v.Size(); ++i) {
+      if (i > 0) out += ',';
+      append_row_json(out, row, row.item, v[i]);
+    }
+    out += ']';
+    return;
+  }
+  if (type == Type::kStringMap && v.IsObject()) return append_sorted_map_json(out, v);
+  append_compact_json(out, v, true);
+}
+
+}  // namespace
+
+void append_struct_json(std::string& out, std::span<const Node> fields, const JsonValue& value) {
+  out += '{';
+  bool first = true;
+  for (const Node& row : fields) {
+    const JsonValue* v = member(&value, row.name);
+    static const JsonValue kNull;
+    static const JsonValue kEmptyString("");
+    if (v == nullptr) {
+      if (row.type == Type::kAny || (row.required && row.type != Type::kString)) {
+        v = &kNull;
+      } else if (row.required) {
+        v = &kEmptyString;
+      } else {
+        continue;
+      }
+    } else if (!row.required &&
+               ((v->IsString() && v->GetStringLength() == 0) || (v->IsArray() && v->Empty()) ||
+                (row.type == Type::kStringMap && v->IsObject() && v->MemberCount() == 0))) {
+      continue;  // omitempty
+    }
+    if (!first) out += ',';
+    first = false;
+    append_go_json_string(out, row.name);
+    out += ':';
+    append_row_json(out, row, row.type, *v);
+  }
+  out += '}';
 }
 
 void check_unknown_fields(std::span<const Node> fields, const JsonValue& obj, const FieldPath& path,

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include "admission/field_error.hpp"
@@ -24,6 +25,7 @@ enum class Type : std::uint8_t {
   kStringMap,    // an object of strings
   kQuantityMap,  // an object of quantities, each a string or a number (docs/compatibility.md)
   kArray,        // of `item`, with `fields` when the items are objects
+  kAny,          // any JSON value (x-kubernetes-preserve-unknown-fields)
 };
 
 // What a string must spell, beyond its type (util/names.hpp). An empty string is checked too.
@@ -123,6 +125,16 @@ bool check_element(const Rules& rules, const Node& row, const JsonValue& element
 // A quantity value: a string as Kubernetes parses it, a number as its shortest decimal form
 // spells it (docs/compatibility.md, "Quantities"); any other value: kFormat.
 ParsedQuantity quantity_of(const JsonValue& value);
+
+// --- Values as upstream's Go structs marshal them ---
+
+// `value` as encoding/json marshals the Go struct whose fields `fields` declares, in the table's
+// order (the Go field order when the table follows the Go type): compact, `<`, `>`, `&` escaped as
+// `\u003c`…; a required row that is absent as its Go zero (`""` for a string, `null` otherwise),
+// a kAny row (apiextensionsv1.JSON) absent as `null`; an optional row holding `""` or `[]`
+// omitted (`omitempty`); a map's keys sorted; anything the table does not declare left out.
+// Numbers are written in their shortest form, not as typed (docs/compatibility.md).
+void append_struct_json(std::string& out, std::span<const Node> fields, const JsonValue& value);
 
 // --- Unknown fields ---
 

@@ -269,6 +269,13 @@ void ErrorList::invalid(Rule rule, const FieldPath& path, std::string_view strin
   add(rule, ErrorType::kInvalid, path, value_, detail);
 }
 
+void ErrorList::invalid_json(Rule rule, const FieldPath& path, std::string_view rendered,
+                             std::string_view detail) {
+  value_.clear();
+  append_echoed_text(value_, rendered);
+  add(rule, ErrorType::kInvalid, path, value_, detail);
+}
+
 void ErrorList::invalid(Rule rule, const FieldPath& path, long long int_value,
                         std::string_view detail) {
   char digits[24];

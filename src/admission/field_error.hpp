@@ -67,6 +67,10 @@ class ErrorList {
   void invalid(Rule rule, const FieldPath& path, std::string_view string_value,
                std::string_view detail);
   void invalid(Rule rule, const FieldPath& path, long long int_value, std::string_view detail);
+  // A value already rendered as JSON (a whole struct, as upstream marshals it), cut like any
+  // echoed value.
+  void invalid_json(Rule rule, const FieldPath& path, std::string_view rendered,
+                    std::string_view detail);
   void invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail);
   void not_supported(Rule rule, const FieldPath& path, std::string_view value,
                      std::initializer_list<std::string_view> supported);

@@ -1,6 +1,7 @@
 #include "json/json.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -145,7 +146,6 @@ JsonArena& thread_json_arena() {
   return arena;
 }
 
-
 std::string_view cut_utf8(std::string_view text, std::size_t limit) {
   if (text.size() <= limit) return text;
   std::size_t n = limit;
@@ -213,6 +213,87 @@ void append_json_scalar(std::string& out, const JsonValue& value) {
       }
       out += buf;
       return;
+  }
+}
+
+void append_go_json_string(std::string& out, std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  out.push_back('"');
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    switch (c) {
+      case '"':
+        out += "\\\"";
+        continue;
+      case '\\':
+        out += "\\\\";
+        continue;
+      case '\n':
+        out += "\\n";
+        continue;
+      case '\r':
+        out += "\\r";
+        continue;
+      case '\t':
+        out += "\\t";
+        continue;
+      default:
+        break;
+    }
+    if (c < 0x20 || c == '<' || c == '>' || c == '&') {
+      out += "\\u00";
+      out.push_back(kHex[c >> 4]);
+      out.push_back(kHex[c & 0xf]);
+    } else if (c == 0xE2 && i + 2 < text.size() &&
+               static_cast<unsigned char>(text[i + 1]) == 0x80 &&
+               (static_cast<unsigned char>(text[i + 2]) == 0xA8 ||
+                static_cast<unsigned char>(text[i + 2]) == 0xA9)) {
+      out += static_cast<unsigned char>(text[i + 2]) == 0xA8 ? "\\u2028" : "\\u2029";
+      i += 2;
+    } else {
+      out.push_back(static_cast<char>(c));
+    }
+  }
+  out.push_back('"');
+}
+
+void append_compact_json(std::string& out, const JsonValue& value, bool html) {
+  switch (value.GetType()) {
+    case rapidjson::kStringType:
+      if (html) return append_go_json_string(out, view(value));
+      return append_json_string(out, view(value));
+    case rapidjson::kObjectType:
+      out += '{';
+      for (auto it = value.MemberBegin(); it != value.MemberEnd(); ++it) {
+        if (it != value.MemberBegin()) out += ',';
+        if (html) {
+          append_go_json_string(out, view(it->name));
+        } else {
+          append_json_string(out, view(it->name));
+        }
+        out += ':';
+        append_compact_json(out, it->value, html);
+      }
+      out += '}';
+      return;
+    case rapidjson::kArrayType:
+      out += '[';
+      for (rapidjson::SizeType i = 0; i < value.Size(); ++i) {
+        if (i > 0) out += ',';
+        append_compact_json(out, value[i], html);
+      }
+      out += ']';
+      return;
+    case rapidjson::kNumberType:
+      if (value.IsDouble()) {
+        char buf[32];
+        const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value.GetDouble());
+        out.append(buf, static_cast<std::size_t>(end - buf));
+        return;
+      }
+      [[fallthrough]];
+    default:
+      return append_json_scalar(out, value);
   }
 }
 

@@ -97,6 +97,13 @@ JsonArena& thread_json_arena();
 // objects and arrays render as `{...}` / `[...]` to keep messages short.
 void append_json_scalar(std::string& out, const JsonValue& value);
 
+// Appends `value` as compact JSON, every value in full (objects in document order). `html`: as Go's
+// encoding/json writes it, `<`, `>`, `&`, U+2028 and U+2029 as `\u003c`…
+// Numbers are written in their shortest form (the reader keeps no number's spelling).
+void append_compact_json(std::string& out, const JsonValue& value, bool html);
+// `text` as a JSON string literal as Go's encoding/json writes it (HTML characters escaped).
+void append_go_json_string(std::string& out, std::string_view text);
+
 // The longest piece of a request echoed back in a message: a value, a map key, a name.
 inline constexpr std::size_t kMaxEchoedBytes = 256;
 

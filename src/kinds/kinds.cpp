@@ -9,10 +9,13 @@
 #include "admission/registry.hpp"
 #include "api/karmada.hpp"
 #include "api/object.hpp"
+#include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
 #include "util/json_text.hpp"
+#include "validators/override_policy.hpp"
+#include "validators/override_policy_schema.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
@@ -95,6 +98,34 @@ constexpr auto kKinds = std::to_array<Kind>({
      .crd_defaults = {},
      .spec_fields = nullptr,
      .rules = rules::kScheduleTriggerRules},
+    {.group = kPolicyGroup,
+     .version = "v1alpha1",
+     .kind = karmada::kOverridePolicy,
+     .resource = "overridepolicies",
+     .namespaced = true,
+     .validating_name = "overridepolicy.karmada.io",
+     .mutating_name = "overridepolicy.karmada.io",
+     .validate_path = "/validate-overridepolicy",
+     .mutate_path = "/mutate-overridepolicy",
+     .validate = &validate_override_policy,
+     .mutate = &mutate_override_policy,
+     .crd_defaults = {},
+     .spec_fields = &check_override_policy_unknown_fields,
+     .rules = rules::kOverridePolicyRules},
+    {.group = kPolicyGroup,
+     .version = "v1alpha1",
+     .kind = karmada::kClusterOverridePolicy,
+     .resource = "clusteroverridepolicies",
+     .namespaced = false,
+     .validating_name = "clusteroverridepolicy.karmada.io",
+     .mutating_name = "",
+     .validate_path = "/validate-clusteroverridepolicy",
+     .mutate_path = "",
+     .validate = &validate_cluster_override_policy,
+     .mutate = nullptr,
+     .crd_defaults = {},
+     .spec_fields = &check_override_policy_unknown_fields,
+     .rules = rules::kOverridePolicyRules},
 });
 
 // The webhook rows, validating then mutating for each kind, in the table's order.

@@ -175,9 +175,13 @@ BENCHMARK_CAPTURE(BM_Review, pp_denied, "pp-review-denied.json", "/validate-prop
                   false);
 BENCHMARK_CAPTURE(BM_Review, cpp_allowed, "cpp-review.json",
                   "/validate-clusterpropagationpolicy", true);
+// OverridePolicy: op-review.json's second selector has no namespace, which the mutator fills and
+// the validator alone denies (O-21), as upstream's does.
+BENCHMARK_CAPTURE(BM_Review, op_denied, "op-review.json", "/validate-overridepolicy", false);
 
 }  // namespace
 
 // The mutating path: a CREATE, so every answer regenerates the permanent id (getrandom).
 BENCHMARK_CAPTURE(BM_Review, pp_mutate, "pp-review.json", "/mutate-propagationpolicy", true);
+BENCHMARK_CAPTURE(BM_Review, op_mutate, "op-review.json", "/mutate-overridepolicy", true);
 BENCHMARK_MAIN();

@@ -763,11 +763,13 @@ def test_fill_ca_bundle(env):
                for c in find(docs, k) for e in c.get("webhooks") or []]
     problems.expect(bundles and all(b == CA_PLACEHOLDER for b in bundles), "--reset",
                     "caBundles after --reset: %s", [str(b)[:20] for b in bundles])
-    # The committed file is the script's own output (placeholder or a filled-in CA).
-    committed = os.path.join(env.manifests, "overlays", "self-signed", "ca-bundle.yaml")
-    if CA_PLACEHOLDER.encode() in read_bytes(committed):
-        problems.expect(read_bytes(committed) == read_bytes(patch), "ca-bundle.yaml",
-                        "the committed file differs from what fill-ca-bundle.sh --reset writes")
+    # The committed files are the script's own output (placeholder or a filled-in CA).
+    for name in ("ca-bundle.yaml", "ca-bundle-validating.yaml"):
+        committed = os.path.join(env.manifests, "overlays", "self-signed", name)
+        written = os.path.join(manifests, "overlays", "self-signed", name)
+        if CA_PLACEHOLDER.encode() in read_bytes(committed):
+            problems.expect(read_bytes(committed) == read_bytes(written), name,
+                            "the committed file differs from what fill-ca-bundle.sh --reset writes")
     problems.done()
 
 

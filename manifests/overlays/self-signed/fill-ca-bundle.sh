@@ -6,7 +6,8 @@
 #   manifests/overlays/self-signed/fill-ca-bundle.sh --reset    # back to the "{{caBundle}}" placeholder
 #
 # Writes ca-bundle.yaml beside this script: one JSON patch op per webhook entry of the base
-# configurations, setting clientConfig.caBundle to base64(ca.crt). The output depends only on
+# configurations, setting clientConfig.caBundle to base64(ca.crt) (the entries both have), and
+# ca-bundle-validating.yaml (the validating configuration's further entries). The output depends only on
 # ca.crt, so running it again with the same CA changes nothing. CERT_DIR/tls.crt, when present, is
 # checked against the CA. It then prints the command that creates the Secret the pods mount.
 set -euo pipefail
@@ -20,14 +21,16 @@ case "$1" in -h|--help) usage ;; esac
 here="$(cd "$(dirname "$0")" && pwd)"
 base="$here/../../base"
 out="$here/ca-bundle.yaml"
+out_validating="$here/ca-bundle-validating.yaml"
 
-# One entry per webhook, in the base's order; both configurations have the same number.
+# One entry per webhook, in the base's order; the validating configuration has the mutating one's
+# entries first (the same indexes), then its own.
 count() { grep -c '^  - name: ' "$base/$1"; }
 n_mutating="$(count mutatingwebhookconfiguration.yaml)"
 n_validating="$(count validatingwebhookconfiguration.yaml)"
-[ "$n_mutating" -gt 0 ] && [ "$n_mutating" -eq "$n_validating" ] ||
+[ "$n_mutating" -gt 0 ] && [ "$n_validating" -ge "$n_mutating" ] ||
   die "the base configurations have $n_mutating mutating and $n_validating validating entries;" \
-      "this script expects the same number in both"
+      "this script expects at least as many validating ones"
 
 if [ "$1" = --reset ]; then
   value='"{{caBundle}}"'
@@ -48,24 +51,31 @@ else
   what="base64($ca)"
 fi
 
-tmp="$(mktemp "$here/.ca-bundle.XXXXXX")"
-trap 'rm -f "$tmp"' EXIT
-{
-  echo '# Written by fill-ca-bundle.sh: clientConfig.caBundle of every webhook entry. "{{caBundle}}" is the'
-  echo '# placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
-  for ((i = 0; i < n_mutating; i++)); do
-    echo "- op: add"
-    echo "  path: /webhooks/$i/clientConfig/caBundle"
-    echo "  value: $value"
-  done
-} >"$tmp"
-chmod 644 "$tmp"
-if cmp -s "$tmp" "$out"; then
-  echo "$out already holds $what ($n_mutating entries per configuration): unchanged"
-else
-  mv -f "$tmp" "$out"
-  echo "wrote $what into $out ($n_mutating entries per configuration)"
-fi
+# write_patch FILE FIRST END: the ops for entries FIRST..END-1 into FILE (unchanged when equal).
+write_patch() {
+  local file="$1" first="$2" end="$3" tmp i
+  tmp="$(mktemp "$here/.ca-bundle.XXXXXX")"
+  {
+    echo '# Written by fill-ca-bundle.sh: clientConfig.caBundle of every webhook entry. "{{caBundle}}" is the'
+    echo '# placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
+    for ((i = first; i < end; i++)); do
+      echo "- op: add"
+      echo "  path: /webhooks/$i/clientConfig/caBundle"
+      echo "  value: $value"
+    done
+  } >"$tmp"
+  chmod 644 "$tmp"
+  if cmp -s "$tmp" "$file"; then
+    rm -f "$tmp"
+    echo "$file already holds $what ($((end - first)) entries): unchanged"
+  else
+    mv -f "$tmp" "$file"
+    echo "wrote $what into $file ($((end - first)) entries)"
+  fi
+}
+trap 'rm -f "$here"/.ca-bundle.*' EXIT
+write_patch "$out" 0 "$n_mutating"
+write_patch "$out_validating" "$n_mutating" "$n_validating"
 
 if [ "$1" != --reset ]; then
   cat <<EOF
