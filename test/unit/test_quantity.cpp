@@ -228,3 +228,17 @@ TEST_CASE("quantity: sums at the int64 edge are exact") {
             .plus(q("-170141183460469231731687303715884105727"))
             ->str() == "3");
 }
+
+TEST_CASE("quantity: whole in millis, as Kubernetes' MilliValue() % 1000 (Q-6)") {
+  // Rounded away from zero to a multiple of 10^-3 first: 0.9999 is 1000 millis, so whole.
+  for (const char* text : {"0", "1", "-1", "1k", "1Ki", "0.5Ki", "1e3", "1000m", "2.000", "0.9999",
+                           "-0.9999", "1.9995", "999999u", "8Ei", "1e30", "12345678901234567890"}) {
+    INFO(text);
+    CHECK(q(text).is_whole_in_millis());
+  }
+  for (const char* text : {"1.5", "500m", "1m", "-1.5", "1.0001", "1n", "1e-400000", "1.999",
+                           "1e-1", "0.1Ki", "-0.1Ki"}) {
+    INFO(text);
+    CHECK_FALSE(q(text).is_whole_in_millis());
+  }
+}
