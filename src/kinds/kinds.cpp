@@ -13,6 +13,7 @@
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
 #include "util/json_text.hpp"
+#include "validators/federated_resource_quota.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
@@ -37,7 +38,7 @@ constexpr std::array<CrdDefault, 8> kPolicyDefaults = {{
 using karmada::kAppsGroup;
 using karmada::kPolicyGroup;
 
-constexpr std::array<Kind, 4> kKinds = {{
+constexpr std::array<Kind, 5> kKinds = {{
     {kPolicyGroup, "v1alpha1", karmada::kPropagationPolicy, "propagationpolicies", true,
      "propagationpolicy.karmada.io", "propagationpolicy.karmada.io", "/validate-propagationpolicy",
      "/mutate-propagationpolicy", &validate_propagation_policy, &mutate_propagation_policy,
@@ -75,6 +76,20 @@ constexpr std::array<Kind, 4> kKinds = {{
      {},
      nullptr,
      rules::kScheduleTriggerRules},
+    {kPolicyGroup,
+     "v1alpha1",
+     karmada::kFederatedResourceQuota,
+     "federatedresourcequotas",
+     true,
+     "federatedresourcequota.karmada.io",
+     "",
+     "/validate-federatedresourcequota",
+     "",
+     &validate_federated_resource_quota,
+     nullptr,
+     {},
+     &check_federated_resource_quota_unknown_fields,
+     rules::kFederatedResourceQuotaRules},
 }};
 
 // The webhook rows, validating then mutating for each kind, in the table's order.
