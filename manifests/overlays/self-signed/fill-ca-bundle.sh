@@ -6,7 +6,8 @@
 #   manifests/overlays/self-signed/fill-ca-bundle.sh --reset    # back to the "{{caBundle}}" placeholder
 #
 # Writes ca-bundle.yaml beside this script: one JSON patch op per webhook entry of the base
-# configurations, setting clientConfig.caBundle to base64(ca.crt). The output depends only on
+# configurations, setting clientConfig.caBundle to base64(ca.crt); the validating entries past the
+# mutating ones (kinds without a mutating webhook) go to ca-bundle-validating.yaml. The output depends only on
 # ca.crt, so running it again with the same CA changes nothing. CERT_DIR/tls.crt, when present, is
 # checked against the CA. It then prints the command that creates the Secret the pods mount.
 set -euo pipefail
@@ -21,13 +22,14 @@ here="$(cd "$(dirname "$0")" && pwd)"
 base="$here/../../base"
 out="$here/ca-bundle.yaml"
 
-# One entry per webhook, in the base's order; both configurations have the same number.
+# One entry per webhook, in the base's order; the validating configuration has at least as many
+# entries as the mutating one (every kind validates, some also mutate).
 count() { grep -c '^  - name: ' "$base/$1"; }
 n_mutating="$(count mutatingwebhookconfiguration.yaml)"
 n_validating="$(count validatingwebhookconfiguration.yaml)"
-[ "$n_mutating" -gt 0 ] && [ "$n_mutating" -eq "$n_validating" ] ||
+[ "$n_mutating" -gt 0 ] && [ "$n_mutating" -le "$n_validating" ] ||
   die "the base configurations have $n_mutating mutating and $n_validating validating entries;" \
-      "this script expects the same number in both"
+      "this script expects at least as many validating ones"
 
 if [ "$1" = --reset ]; then
   value='"{{caBundle}}"'
@@ -48,24 +50,34 @@ else
   what="base64($ca)"
 fi
 
-tmp="$(mktemp "$here/.ca-bundle.XXXXXX")"
+# write FILE FIRST END: the ops for entries FIRST..END-1 into FILE (unchanged when they are there).
+tmp=""
 trap 'rm -f "$tmp"' EXIT
-{
-  echo '# Written by fill-ca-bundle.sh: clientConfig.caBundle of every webhook entry. "{{caBundle}}" is the'
-  echo '# placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
-  for ((i = 0; i < n_mutating; i++)); do
-    echo "- op: add"
-    echo "  path: /webhooks/$i/clientConfig/caBundle"
-    echo "  value: $value"
-  done
-} >"$tmp"
-chmod 644 "$tmp"
-if cmp -s "$tmp" "$out"; then
-  echo "$out already holds $what ($n_mutating entries per configuration): unchanged"
-else
-  mv -f "$tmp" "$out"
-  echo "wrote $what into $out ($n_mutating entries per configuration)"
-fi
+write() {
+  local file="$1" first="$2" end="$3"
+  tmp="$(mktemp "$here/.ca-bundle.XXXXXX")"
+  {
+    echo '# Written by fill-ca-bundle.sh: clientConfig.caBundle of every webhook entry. "{{caBundle}}" is the'
+    echo '# placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
+    for ((i = first; i < end; i++)); do
+      echo "- op: add"
+      echo "  path: /webhooks/$i/clientConfig/caBundle"
+      echo "  value: $value"
+    done
+  } >"$tmp"
+  chmod 644 "$tmp"
+  if cmp -s "$tmp" "$file"; then
+    rm -f "$tmp"
+    echo "$file already holds $what ($((end - first)) entries): unchanged"
+  else
+    mv -f "$tmp" "$file"
+    echo "wrote $what into $file ($((end - first)) entries)"
+  fi
+  tmp=""
+}
+# Both configurations' first n_mutating entries, then the validating configuration's others.
+write "$out" 0 "$n_mutating"
+write "$here/ca-bundle-validating.yaml" "$n_mutating" "$n_validating"
 
 if [ "$1" != --reset ]; then
   cat <<EOF
