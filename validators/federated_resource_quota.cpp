@@ -152,35 +152,50 @@ constexpr ResourceRules kAssignedResourceRules = ResourceRules::all(rules::kQ8);
 constexpr ResourceRules kStatusResourceRules = ResourceRules::all(rules::kQ11);
 constexpr ResourceRules kClusterStatusResourceRules = ResourceRules::all(rules::kQ13);
 
+// `n` values of T (value-initialised), inline when they fit: a usual map needs no heap.
+template <typename T, std::size_t N>
+class InlineBuffer {
+ public:
+  explicit InlineBuffer(std::size_t n) {
+    T* data = inline_.data();
+    if (n > N) {
+      heap_.resize(n);
+      data = heap_.data();
+    }
+    items_ = std::span<T>(data, n);
+  }
+  InlineBuffer(const InlineBuffer&) = delete;
+  InlineBuffer& operator=(const InlineBuffer&) = delete;
+
+  std::span<T> items() const { return items_; }
+
+ private:
+  std::array<T, N> inline_{};
+  std::vector<T> heap_;
+  std::span<T> items_;
+};
+
 // The members of a resource map sorted by name, bytewise: the order its errors come in (upstream's
-// is Go's random map order, B-10). Small maps stay in an inline buffer.
+// is Go's random map order, B-10).
 class SortedMembers {
  public:
   using Member = rapidjson::GenericMember<JsonValue::EncodingType, JsonValue::AllocatorType>;
 
-  explicit SortedMembers(const JsonValue& map) {
-    const std::size_t n = map.MemberCount();
-    const Member** out = inline_.data();
-    if (n > inline_.size()) {
-      heap_.resize(n);
-      out = heap_.data();
-    }
+  explicit SortedMembers(const JsonValue& map) : members_(map.MemberCount()) {
+    const std::span<const Member*> out = members_.items();
     std::size_t i = 0;
     for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) out[i++] = &*it;
-    members_ = std::span<const Member*>(out, n);
-    std::sort(members_.begin(), members_.end(),
+    std::sort(out.begin(), out.end(),
               [](const Member* a, const Member* b) { return view(a->name) < view(b->name); });
   }
 
-  auto begin() const { return members_.begin(); }
-  auto end() const { return members_.end(); }
-  std::size_t size() const { return members_.size(); }
-  const Member& operator[](std::size_t i) const { return *members_[i]; }
+  auto begin() const { return members_.items().begin(); }
+  auto end() const { return members_.items().end(); }
+  std::size_t size() const { return members_.items().size(); }
+  const Member& operator[](std::size_t i) const { return *members_.items()[i]; }
 
  private:
-  std::array<const Member*, 16> inline_{};
-  std::vector<const Member*> heap_;
-  std::span<const Member*> members_;
+  InlineBuffer<const Member*, 16> members_;
 };
 
 // Q-2…Q-4: the resource name (upstream's ValidateResourceQuotaResourceName). Q-3 only when Q-2
@@ -261,26 +276,29 @@ struct Overall {
     Quantity assigned;                 // the sum of the assignments' quantities so far
     bool beyond = false;  // the exact sum does not fit Quantity (docs/compatibility.md)
   };
-  std::vector<Entry> entries;
-  SeenSet index;  // name → position in entries; a name seen only in `hard` → kNotOverall
   static constexpr std::size_t kNotOverall = static_cast<std::size_t>(-1);
 
+  explicit Overall(std::size_t n) : buffer(n) {}
+
+  std::span<Entry> entries() const { return buffer.items(); }
   // The entry for `name`, or nullptr when spec.overall has no such resource.
   Entry* find(std::string_view name) {
     const std::size_t i = index.record(name, kNotOverall).first;
-    return i == kNotOverall ? nullptr : &entries[i];
+    return i == kNotOverall ? nullptr : &entries()[i];
   }
+
+  InlineBuffer<Entry, 8> buffer;
+  SeenSet index;  // name → position in entries; a name seen only in `hard` → kNotOverall
 };
 
 // Q-2…Q-6 over spec.overall, sorted, recording each resource for.
 void check_overall(const JsonValue& map, const FieldPath& path, Overall& overall,
                    ErrorList& errors) {
   const SortedMembers members(map);
-  overall.entries.resize(members.size());
   for (std::size_t i = 0; i < members.size(); ++i) {
     const std::string_view name = view(members[i].name);
     const FieldPath entry = path.key(name);
-    Overall::Entry& e = overall.entries[i];
+    Overall::Entry& e = overall.entries()[i];
     e.name = name;
     e.value = &members[i].value;
     e.quantity = check_resource(kOverallResourceRules, name, members[i].value, entry, errors);
@@ -327,7 +345,7 @@ void check_assignments(const JsonValue& list, const FieldPath& list_path, Overal
 // Quantity (its terms span more than 38 digits) is taken as above: denied, never wrongly admitted.
 void check_overall_covers_assignments(const Overall& overall, const FieldPath& path,
                                       ErrorList& errors) {
-  for (const Overall::Entry& e : overall.entries) {
+  for (const Overall::Entry& e : overall.entries()) {
     if (!e.quantity || (!e.beyond && *e.quantity >= e.assigned)) continue;
     const FieldPath entry = path.key(e.name);
     errors.invalid(rules::kQ9, entry, *e.value, "overall is less than assignments");
@@ -392,13 +410,13 @@ void check_spec(const JsonValue* object, ErrorList& errors) {
   const JsonValue* spec = object_member(object, "spec");
   if (spec == nullptr) return;
   const FieldPath spec_path = FieldPath::root("spec");
-  Overall overall;
-  const FieldPath overall_path = spec_path.child("overall");
+  const JsonValue* map = nullptr;
   if (schema::check_field(kQS1, kOverall, spec, spec_path, errors)) {
-    if (const JsonValue* map = object_member(spec, "overall")) {
-      check_overall(*map, overall_path, overall, errors);
-    }
+    map = object_member(spec, "overall");
   }
+  Overall overall(map != nullptr ? map->MemberCount() : 0);
+  const FieldPath overall_path = spec_path.child("overall");
+  if (map != nullptr) check_overall(*map, overall_path, overall, errors);
   const JsonValue* list = nullptr;
   const FieldPath list_path = spec_path.child("staticAssignments");
   if (schema::check_field(kQS1, kStaticAssignments, spec, spec_path, errors)) {
