@@ -216,6 +216,9 @@ TEST_CASE("quantity: sums at the int64 edge are exact") {
   CHECK(Quantity::of_int(max).plus(Quantity::of_int(max))->str() == "18446744073709551614");
   CHECK(Quantity::of_int(min).plus(Quantity::of_int(max))->str() == "-1");
   CHECK(q("8Ei").plus(q("1"))->str() == "9223372036854775808");
+  CHECK(q("8Ei").plus(q("8Ei"))->str() == "18446744073709551614");  // each capped at 2^63 - 1
+  CHECK(q("9223372036854775807").plus(q("1")) == q("9223372036854775808"));
+  CHECK(q("-9223372036854775808").plus(q("-1"))->str() == "-9223372036854775809");
   CHECK(q("9223372036854775807").plus(q("1n"))->str() == "9223372036854775807.000000001");
   // Past 2^127 units: refused, never rounded.
   const Quantity top = q("170141183460469231731687303715884105727");
