@@ -50,6 +50,8 @@ std::string_view type_detail(Type type) {
       return "must be of type array";
     case Type::kAny:
       break;
+    case Type::kQuantity:
+      return "must be of type string or number";
   }
   return "must be of another type";
 }
@@ -72,6 +74,8 @@ bool has_type(Type type, const JsonValue& v) {
       return v.IsArray();
     case Type::kAny:
       return true;
+    case Type::kQuantity:
+      return v.IsString() || v.IsNumber();
   }
   return false;
 }
@@ -201,7 +205,10 @@ bool check_typed(const Walk& walk, const Rules& rules, const Node& node, Type ty
       }
       return ok;
     }
+    case Type::kQuantity:
+      return check_quantity(errors, rules, v, path);
     case Type::kQuantityMap: {
+      if (!walk.deep) return true;
       bool ok = true;
       for (auto it = v.MemberBegin(); it != v.MemberEnd(); ++it) {
         const FieldPath entry = path.key(view(it->name));

@@ -23,7 +23,10 @@ enum class Type : std::uint8_t {
   kBool,
   kObject,       // with `fields`
   kStringMap,    // an object of strings
-  kQuantityMap,  // an object of quantities, each a string or a number (docs/compatibility.md)
+  kQuantityMap,  // an object of quantities, each a string or a number (docs/compatibility.md);
+                 // one field at a time (check_value) only its type is checked: the caller checks
+                 // each entry as a kQuantity, in the order its rules need
+  kQuantity,     // one quantity: a string or a number that parses (docs/compatibility.md)
   kArray,        // of `item`, with `fields` when the items are objects
   kAny,          // any JSON value (x-kubernetes-preserve-unknown-fields)
 };
@@ -101,7 +104,8 @@ inline bool check_object(const Schema& schema, const JsonValue& obj, const Field
 
 // --- One field at a time, for a validator that interleaves its own rules with the walk ---
 // These check a value's type and its own constraints (enum, length, range, format, min_items,
-// map values) but do not descend into an object's fields or an array's elements.
+// a string map's values) but do not descend into an object's fields, an array's elements or a
+// quantity map's values.
 
 // `value` (at `path`) against `row`.
 bool check_value(const Rules& rules, const Node& row, const JsonValue& value, const FieldPath& path,

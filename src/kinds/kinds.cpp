@@ -16,6 +16,7 @@
 #include "util/json_text.hpp"
 #include "validators/override_policy.hpp"
 #include "validators/override_policy_schema.hpp"
+#include "validators/federated_resource_quota.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
@@ -126,6 +127,20 @@ constexpr auto kKinds = std::to_array<Kind>({
      .crd_defaults = {},
      .spec_fields = &check_override_policy_unknown_fields,
      .rules = rules::kOverridePolicyRules},
+    {.group = kPolicyGroup,
+     .version = "v1alpha1",
+     .kind = karmada::kFederatedResourceQuota,
+     .resource = "federatedresourcequotas",
+     .namespaced = true,
+     .validating_name = "federatedresourcequota.karmada.io",
+     .mutating_name = "",
+     .validate_path = "/validate-federatedresourcequota",
+     .mutate_path = "",
+     .validate = &validate_federated_resource_quota,
+     .mutate = nullptr,
+     .crd_defaults = {},
+     .spec_fields = &check_federated_resource_quota_unknown_fields,
+     .rules = rules::kFederatedResourceQuotaRules},
 });
 
 // The webhook rows, validating then mutating for each kind, in the table's order.

@@ -228,6 +228,18 @@ std::optional<Quantity> Quantity::plus(const Quantity& other) const {
   return of(signed_mantissa(sum, negative), low.exponent_);
 }
 
+bool Quantity::is_whole_in_millis() const {
+  // Normalised: a negative exponent means a fractional value (the mantissa has no trailing zero).
+  if (exponent_ >= 0) return true;
+  if (exponent_ >= -3) return false;  // whole millis, not a multiple of 1000 of them
+  // Finer than a milli: |mantissa| / 10^(-exponent - 3) millis, plus one for the dropped part
+  // (never zero: the mantissa's last digit is not 0), away from zero.
+  const std::int64_t shift = -exponent_ - 3;
+  if (shift >= static_cast<std::int64_t>(kPow10.size())) return false;  // rounds to 1 milli
+  const U128 millis = magnitude(mantissa_) / kPow10[static_cast<std::size_t>(shift)] + 1;
+  return millis % 1000 == 0;
+}
+
 std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
   if (a.sign() != b.sign() || a.sign() == 0) return order(a.sign(), b.sign());
   U128 ma = magnitude(a.mantissa_);

@@ -29,6 +29,11 @@ class Quantity {
   std::int64_t exponent() const { return exponent_; }
   int sign() const { return mantissa_ > 0 ? 1 : (mantissa_ < 0 ? -1 : 0); }
   bool is_zero() const { return mantissa_ == 0; }
+  // Whether Kubernetes counts the value as a whole number where a resource must be one (its
+  // `MilliValue() % 1000 == 0`): the value rounded away from zero to a multiple of 10^-3 is whole.
+  // So `1.5` and `1.0001` are not, `0.9999` is (it rounds to 1); exact for every value (for one
+  // whose milli value is beyond int64 Kubernetes' answer depends on its overflow handling).
+  bool is_whole_in_millis() const;
 
   // The exact sum, or nullopt when it does not fit (1e50 + 1e-9 needs 60 digits).
   std::optional<Quantity> plus(const Quantity& other) const;

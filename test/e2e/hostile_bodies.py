@@ -30,6 +30,7 @@ PP = ("policy.karmada.io", "v1alpha1", "PropagationPolicy", "propagationpolicies
 CPP = ("policy.karmada.io", "v1alpha1", "ClusterPropagationPolicy", "clusterpropagationpolicies")
 WR = ("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers")
 ST = ("policy.karmada.io", "v1alpha1", "ScheduleTrigger", "scheduletriggers")
+FRQ = ("policy.karmada.io", "v1alpha1", "FederatedResourceQuota", "federatedresourcequotas")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -253,6 +254,36 @@ def targets_invalid(n, _):
                    [{"apiVersion": "", "kind": "", "name": ""} for _ in range(n)])
 
 
+def quota(overall, assignments):
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "FederatedResourceQuota",
+           "metadata": {"name": "hostile", "namespace": "tenant"},
+           "spec": {"overall": overall, "staticAssignments": assignments}}
+    return review(FRQ, obj, "tenant")
+
+
+def resources_invalid(n, _):
+    """n resource names breaking Q-2 and Q-4, with negative fractional quantities (Q-5, Q-9), sorted
+    before they are reported."""
+    return quota({"bad~%07d" % (n - i): "-1.5" for i in range(n)}, [])
+
+
+def assignments_alike(n, _):
+    """n assignments to one cluster (D-Q1 for each repeat), summed for Q-9."""
+    return quota({"cpu": "1"}, [{"clusterName": "member", "hard": {"cpu": "1m"}} for _ in range(n)])
+
+
+def assignments_outside_overall(n, _):
+    """n assignments, each with a resource overall lacks (Q-10) and one it has (a sum of n terms)."""
+    return quota({"cpu": "1"}, [{"clusterName": "c%07d" % i, "hard": {"x.io/r%07d" % i: "1", "cpu": "1n"}}
+                                for i in range(n)])
+
+
+def resources_summed(n, _):
+    """n resources in overall, each assigned to its own cluster: n exact sums, all valid."""
+    return quota({"x.io/r%07d" % i: "1Gi" for i in range(n)},
+                 [{"clusterName": "c%07d" % i, "hard": {"x.io/r%07d" % i: "1024Mi"}} for i in range(n)])
+
+
 POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_invalid, overflow_names_alike,
                  empty_selectors, unnamed_deployments, spread_constraints_alike, spread_constraints_bare,
                  field_selector_invalid, tolerations_lt, state_preservation_invalid, wrong_types, long_strings,
@@ -269,6 +300,8 @@ CATALOGUE = [
     ("/mutate-workloadrebalancer", None, [workloads_alike, workloads_invalid, workloads_unique]),
     ("/validate-scheduletrigger", None, [targets_alike, targets_invalid]),
     ("/mutate-scheduletrigger", None, [targets_alike, targets_invalid]),
+    ("/validate-federatedresourcequota", None,
+     [resources_invalid, assignments_alike, assignments_outside_overall, resources_summed]),
 ]
 
 

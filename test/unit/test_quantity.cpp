@@ -216,6 +216,9 @@ TEST_CASE("quantity: sums at the int64 edge are exact") {
   CHECK(Quantity::of_int(max).plus(Quantity::of_int(max))->str() == "18446744073709551614");
   CHECK(Quantity::of_int(min).plus(Quantity::of_int(max))->str() == "-1");
   CHECK(q("8Ei").plus(q("1"))->str() == "9223372036854775808");
+  CHECK(q("8Ei").plus(q("8Ei"))->str() == "18446744073709551614");  // each capped at 2^63 - 1
+  CHECK(q("9223372036854775807").plus(q("1")) == q("9223372036854775808"));
+  CHECK(q("-9223372036854775808").plus(q("-1"))->str() == "-9223372036854775809");
   CHECK(q("9223372036854775807").plus(q("1n"))->str() == "9223372036854775807.000000001");
   // Past 2^127 units: refused, never rounded.
   const Quantity top = q("170141183460469231731687303715884105727");
@@ -227,4 +230,18 @@ TEST_CASE("quantity: sums at the int64 edge are exact") {
   CHECK(q("17014118346046923173168730371588410573e1")
             .plus(q("-170141183460469231731687303715884105727"))
             ->str() == "3");
+}
+
+TEST_CASE("quantity: whole in millis, as Kubernetes' MilliValue() % 1000 (Q-6)") {
+  // Rounded away from zero to a multiple of 10^-3 first: 0.9999 is 1000 millis, so whole.
+  for (const char* text : {"0", "1", "-1", "1k", "1Ki", "0.5Ki", "1e3", "1000m", "2.000", "0.9999",
+                           "-0.9999", "1.9995", "999999u", "8Ei", "1e30", "12345678901234567890"}) {
+    INFO(text);
+    CHECK(q(text).is_whole_in_millis());
+  }
+  for (const char* text : {"1.5", "500m", "1m", "-1.5", "1.0001", "1n", "1e-400000", "1.999",
+                           "1e-1", "0.1Ki", "-0.1Ki"}) {
+    INFO(text);
+    CHECK_FALSE(q(text).is_whole_in_millis());
+  }
 }

@@ -172,6 +172,28 @@ TEST_CASE("schema: maps of quantities") {
   CHECK_FALSE(kpw::schema::quantity_of(a[4]).ok());
 }
 
+TEST_CASE("schema: a quantity one at a time, and a quantity map's type only") {
+  Doc doc(R"({"hard":{"cpu":"1Q"},"list":[]})");
+  const JsonValue& root = doc.root();
+  const FieldPath spec = FieldPath::root("spec");
+  ErrorList errors;
+  // One field at a time, a quantity map's values are the caller's (in the order it needs).
+  const Node map{.name = "hard", .type = Type::kQuantityMap};
+  CHECK(kpw::schema::check_field(kRules, map, &root, spec, errors));
+  const Node list{.name = "list", .type = Type::kQuantityMap};
+  CHECK_FALSE(kpw::schema::check_field(kRules, list, &root, spec, errors));
+  const Node one{.name = "", .type = Type::kQuantity};
+  const FieldPath hard = spec.child("hard");
+  const FieldPath cpu = hard.key("cpu");
+  CHECK_FALSE(kpw::schema::check_value(kRules, one, root["hard"]["cpu"], cpu, errors));
+  CHECK_FALSE(kpw::schema::check_value(kRules, one, root["list"], cpu, errors));
+  CHECK(lines(errors) ==
+        Lines{R"(SC-1 spec.list: Invalid value: [...]: must be of type object)",
+              "K-M3 spec.hard[cpu]: Invalid value: \"1Q\": quantities must match the regular "
+              "expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'",
+              R"(SC-1 spec.hard[cpu]: Invalid value: [...]: must be of type string or number)"});
+}
+
 TEST_CASE("W-2 W-4 schema: a row's rules, and an array's element rules, override the table's") {
   CHECK(walk(R"({"name":"abc","ttl":-1,"owned":[1,{"count":0}]})") ==
         Lines{R"(W-4 spec.ttl: Invalid value: -1: must be greater than or equal to 0)",
