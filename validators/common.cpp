@@ -26,8 +26,13 @@ bool string_entry(Rule rule, const JsonValue& value, const FieldPath& entry, boo
 
 }  // namespace
 
-void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
-                                  const FieldPath& affinity_path, ErrorList& errors) {
+namespace {
+
+// The field selector's expressions in order, each bad key and operator at its own field; stops at
+// the first when `first_only` (upstream's scan: one error, the key before the operator).
+void scan_cluster_field_selector(Rule rule, const JsonValue& affinity,
+                                 const FieldPath& affinity_path, bool first_only,
+                                 ErrorList& errors) {
   const JsonValue* exprs =
       array_member(object_member(&affinity, "fieldSelector"), "matchExpressions");
   if (exprs == nullptr) return;
@@ -40,15 +45,27 @@ void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
     if (key && *key != "provider" && *key != "region" && *key != "zone") {
       const FieldPath path = expr.child("key");
       errors.not_supported(rule, path, *key, {"provider", "region", "zone"});
-      return;
+      if (first_only) return;
     }
     const std::optional<std::string_view> op = string_member(&e, "operator");
     if (op && *op != "In" && *op != "NotIn") {
       const FieldPath path = expr.child("operator");
       errors.not_supported(rule, path, *op, {"In", "NotIn"});
-      return;
+      if (first_only) return;
     }
   }
+}
+
+}  // namespace
+
+void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
+                                  const FieldPath& affinity_path, ErrorList& errors) {
+  scan_cluster_field_selector(rule, affinity, affinity_path, true, errors);
+}
+
+void check_cluster_field_selector_every(Rule rule, const JsonValue& affinity,
+                                        const FieldPath& affinity_path, ErrorList& errors) {
+  scan_cluster_field_selector(rule, affinity, affinity_path, false, errors);
 }
 
 void check_label_key(Rule rule, const JsonValue& obj, std::string_view key,

@@ -17,6 +17,11 @@ namespace kpw {
 // Expressions without a string key or operator are the schema's concern.
 void check_cluster_field_selector(Rule rule, const JsonValue& affinity,
                                   const FieldPath& affinity_path, ErrorList& errors);
+// The same, reporting every offending expression, each bad key and each bad operator at its own
+// field (`targetClusters.fieldSelector.matchExpressions[1].key`), not only the first: for the rules
+// beyond upstream (D-T1), where nothing ties us to upstream's single error.
+void check_cluster_field_selector_every(Rule rule, const JsonValue& affinity,
+                                        const FieldPath& affinity_path, ErrorList& errors);
 
 // The string member `key` of `obj` is a label key (a qualified name): one Invalid per problem,
 // at `obj_path.key` (V-P4, V-P8, V-W1, V-W2, V-F5, V-F6). Absent, or not a string: nothing (the
