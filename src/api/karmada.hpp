@@ -12,6 +12,7 @@ inline constexpr std::string_view kPropagationPolicy = "PropagationPolicy";
 inline constexpr std::string_view kClusterPropagationPolicy = "ClusterPropagationPolicy";
 inline constexpr std::string_view kWorkloadRebalancer = "WorkloadRebalancer";
 inline constexpr std::string_view kScheduleTrigger = "ScheduleTrigger";
+inline constexpr std::string_view kClusterTaintPolicy = "ClusterTaintPolicy";
 
 inline constexpr std::string_view kPpPermanentIdLabel = "propagationpolicy.karmada.io/permanent-id";
 inline constexpr std::string_view kCppPermanentIdLabel =
