@@ -30,6 +30,7 @@ PP = ("policy.karmada.io", "v1alpha1", "PropagationPolicy", "propagationpolicies
 CPP = ("policy.karmada.io", "v1alpha1", "ClusterPropagationPolicy", "clusterpropagationpolicies")
 WR = ("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers")
 ST = ("policy.karmada.io", "v1alpha1", "ScheduleTrigger", "scheduletriggers")
+CTP = ("policy.karmada.io", "v1alpha1", "ClusterTaintPolicy", "clustertaintpolicies")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -253,6 +254,27 @@ def targets_invalid(n, _):
                    [{"apiVersion": "", "kind": "", "name": ""} for _ in range(n)])
 
 
+def taint_policy(taints):
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ClusterTaintPolicy",
+           "metadata": {"name": "hostile"}, "spec": {"taints": taints}}
+    return review(CTP, obj)
+
+
+def taints_alike(n, _):
+    """n identical taints: T-2 for all but the last (a quadratic duplicate check's worst case)."""
+    return taint_policy([{"key": "k", "effect": "NoSchedule"} for _ in range(n)])
+
+
+def taints_invalid(n, _):
+    """n taints breaking T-1 and every D-T1 taint check, all with one key and effect (T-2 too)."""
+    return taint_policy([{"key": "Bad Key", "value": "bad value!", "effect": "NoExecute"} for _ in range(n)])
+
+
+def taints_unique(n, _):
+    """n distinct valid taints."""
+    return taint_policy([{"key": "k%07d" % i, "effect": "NoSchedule"} for i in range(n)])
+
+
 POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_invalid, overflow_names_alike,
                  empty_selectors, unnamed_deployments, spread_constraints_alike, spread_constraints_bare,
                  field_selector_invalid, tolerations_lt, state_preservation_invalid, wrong_types, long_strings,
@@ -269,6 +291,7 @@ CATALOGUE = [
     ("/mutate-workloadrebalancer", None, [workloads_alike, workloads_invalid, workloads_unique]),
     ("/validate-scheduletrigger", None, [targets_alike, targets_invalid]),
     ("/mutate-scheduletrigger", None, [targets_alike, targets_invalid]),
+    ("/validate-clustertaintpolicy", None, [taints_alike, taints_invalid, taints_unique]),
 ]
 
 
