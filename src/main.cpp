@@ -57,6 +57,7 @@ struct ServeFlags {
   std::string default_purge_mode = "Gracefully";
   long long default_toleration_seconds = 300;
   std::string strict_rules = "deny";
+  bool allow_no_execute_taint_policy = false;
   std::optional<long long> default_rebalancer_ttl_seconds;
 };
 
@@ -186,8 +187,8 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->capture_default_str();
 }
 
-// How reviews are judged: the mutators' defaults and --strict-rules, flags of `serve`, `review`
-// and `check` alike.
+// How reviews are judged: --strict-rules, --allow-no-execute-taint-policy and the mutators'
+// defaults, flags of `serve`, `review` and `check` alike.
 void add_default_flags(CLI::App& app, ServeFlags& f) {
   app.add_option(
          "--strict-rules", f.strict_rules,
@@ -195,6 +196,9 @@ void add_default_flags(CLI::App& app, ServeFlags& f) {
          "does: deny, warn (allowed with a warning) or off (upstream's verdicts exactly)")
       ->check(CLI::IsMember({"deny", "warn", "off"}))
       ->capture_default_str();
+  app.add_flag("--allow-no-execute-taint-policy", f.allow_no_execute_taint_policy,
+               "allow ClusterTaintPolicy taints with effect NoExecute (upstream's flag; off: T-1 "
+               "denies them, docs/rules.md)");
   using namespace kpw::karmada;
   app.add_option("--default-purge-mode", f.default_purge_mode,
                  "application failover purgeMode filled when absent")
@@ -211,8 +215,8 @@ void add_default_flags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(0LL, kInt32Max));
 }
 
-// The mutators' defaults and --strict-rules from the flags (their values were checked while
-// parsing).
+// The mutators' defaults, the validators' settings and --strict-rules from the flags (their values
+// were checked while parsing).
 void apply_mutation_defaults(const ServeFlags& f) {
   kpw::MutationDefaults defaults;
   defaults.purge_mode = f.default_purge_mode;
@@ -221,6 +225,9 @@ void apply_mutation_defaults(const ServeFlags& f) {
     defaults.rebalancer_ttl_seconds = *f.default_rebalancer_ttl_seconds;
   }
   kpw::set_mutation_defaults(std::move(defaults));
+  kpw::ValidationSettings settings;
+  settings.allow_no_execute_taint_policy = f.allow_no_execute_taint_policy;
+  kpw::set_validation_settings(settings);
   kpw::set_strict_rules(kpw::parse_strict_rules(f.strict_rules).value_or(kpw::StrictRules::kDeny));
 }
 

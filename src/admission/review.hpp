@@ -35,6 +35,14 @@ constexpr std::string_view operation_name(Operation op) {
 static_assert(operation_name(static_cast<Operation>(kOperationCount - 1)) == "CONNECT",
               "kOperationCount counts every Operation");
 
+// What the validators take from the server's flags (docs/operations.md, "Flags"). Set once
+// before serving; the service copies it into every request, so a validator reads its request only.
+struct ValidationSettings {
+  bool allow_no_execute_taint_policy = false;  // --allow-no-execute-taint-policy (T-1)
+};
+const ValidationSettings& validation_settings();
+void set_validation_settings(ValidationSettings settings);
+
 // One decoded AdmissionReview request. Views point into the parsed request body.
 struct AdmissionRequest {
   std::string_view uid;
@@ -43,6 +51,7 @@ struct AdmissionRequest {
   std::string_view ns;                    // request.namespace ("" for cluster-scoped kinds)
   const JsonValue* object = nullptr;      // always an object when a handler runs
   const JsonValue* old_object = nullptr;  // an object on UPDATE, else nullptr
+  ValidationSettings settings;            // the server's, from validation_settings()
 };
 
 // What a handler answers: field errors deny (code 403), warnings ride along either way, and a

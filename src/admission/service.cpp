@@ -231,6 +231,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
                  answer);
     return;
   }
+  req.settings = validation_settings();
   req.name = string_or_empty(request, "name");
   req.ns = string_or_empty(request, "namespace");
   req.object = member(request, "object");
@@ -308,6 +309,11 @@ MutationDefaults& defaults_storage() {
   return defaults;
 }
 
+ValidationSettings& validation_settings_storage() {
+  static ValidationSettings settings;
+  return settings;
+}
+
 StrictRules& strict_rules_storage() {
   static StrictRules mode = StrictRules::kDeny;
   return mode;
@@ -317,6 +323,11 @@ StrictRules& strict_rules_storage() {
 
 StrictRules strict_rules() { return strict_rules_storage(); }
 void set_strict_rules(StrictRules mode) { strict_rules_storage() = mode; }
+
+const ValidationSettings& validation_settings() { return validation_settings_storage(); }
+void set_validation_settings(ValidationSettings settings) {
+  validation_settings_storage() = settings;
+}
 
 const MutationDefaults& mutation_defaults() { return defaults_storage(); }
 void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }

@@ -15,6 +15,7 @@ inline constexpr std::string_view kScheduleTrigger = "ScheduleTrigger";
 inline constexpr std::string_view kOverridePolicy = "OverridePolicy";
 inline constexpr std::string_view kClusterOverridePolicy = "ClusterOverridePolicy";
 inline constexpr std::string_view kFederatedResourceQuota = "FederatedResourceQuota";
+inline constexpr std::string_view kClusterTaintPolicy = "ClusterTaintPolicy";
 
 inline constexpr std::string_view kPpPermanentIdLabel = "propagationpolicy.karmada.io/permanent-id";
 inline constexpr std::string_view kCppPermanentIdLabel =

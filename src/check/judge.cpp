@@ -112,6 +112,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   request.name = j.name;
   request.ns = j.ns;
   request.object = &obj;
+  request.settings = validation_settings();
   if (kind->mutate != nullptr) {
     AdmissionResult mutation;
     mutation.patch.reset(&obj);

@@ -17,6 +17,7 @@
 #include "validators/override_policy.hpp"
 #include "validators/override_policy_schema.hpp"
 #include "validators/federated_resource_quota.hpp"
+#include "validators/cluster_taint_policy.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
@@ -141,6 +142,21 @@ constexpr auto kKinds = std::to_array<Kind>({
      .crd_defaults = {},
      .spec_fields = &check_federated_resource_quota_unknown_fields,
      .rules = rules::kFederatedResourceQuotaRules},
+    // No mutating webhook upstream, and none needed (the CRD has no defaults).
+    {.group = kPolicyGroup,
+     .version = "v1alpha1",
+     .kind = karmada::kClusterTaintPolicy,
+     .resource = "clustertaintpolicies",
+     .namespaced = false,
+     .validating_name = "clustertaintpolicy.karmada.io",
+     .mutating_name = "",
+     .validate_path = "/validate-clustertaintpolicy",
+     .mutate_path = "",
+     .validate = &validate_cluster_taint_policy,
+     .mutate = nullptr,
+     .crd_defaults = {},
+     .spec_fields = &check_cluster_taint_policy_unknown_fields,
+     .rules = rules::kClusterTaintPolicyRules},
 });
 
 // The webhook rows, validating then mutating for each kind, in the table's order.

@@ -192,20 +192,21 @@ std::string kind_of(std::string_view path) {
       {"clusterpropagationpolicy", "CPP"},
       {"workloadrebalancer", "WR"},
       {"scheduletrigger", "ST"},
-      {"federatedresourcequota", "FRQ"}};
+      {"federatedresourcequota", "FRQ"},
+      {"clustertaintpolicy", "CTP"}};
   const auto it = kinds.find(name);
   if (it == kinds.end()) return std::string(path);
   return std::string(it->second) + " " + how;
 }
 
-// PP, CPP, WR, ST, FRQ; validating before mutating; unknown paths last, by name.
+// PP, CPP, WR, ST, FRQ, CTP; validating before mutating; unknown paths last, by name.
 std::pair<int, std::string> path_order(const std::string& path) {
   static const std::vector<std::string> order = {
       "/validate-propagationpolicy",        "/mutate-propagationpolicy",
       "/validate-clusterpropagationpolicy", "/mutate-clusterpropagationpolicy",
       "/validate-workloadrebalancer",       "/mutate-workloadrebalancer",
       "/validate-scheduletrigger",          "/mutate-scheduletrigger",
-      "/validate-federatedresourcequota"};
+      "/validate-federatedresourcequota", "/validate-clustertaintpolicy"};
   const auto it = std::find(order.begin(), order.end(), path);
   return {static_cast<int>(it - order.begin()), path};
 }

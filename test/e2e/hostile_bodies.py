@@ -31,6 +31,7 @@ CPP = ("policy.karmada.io", "v1alpha1", "ClusterPropagationPolicy", "clusterprop
 WR = ("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers")
 ST = ("policy.karmada.io", "v1alpha1", "ScheduleTrigger", "scheduletriggers")
 FRQ = ("policy.karmada.io", "v1alpha1", "FederatedResourceQuota", "federatedresourcequotas")
+CTP = ("policy.karmada.io", "v1alpha1", "ClusterTaintPolicy", "clustertaintpolicies")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -282,6 +283,25 @@ def resources_summed(n, _):
     """n resources in overall, each assigned to its own cluster: n exact sums, all valid."""
     return quota({"x.io/r%07d" % i: "1Gi" for i in range(n)},
                  [{"clusterName": "c%07d" % i, "hard": {"x.io/r%07d" % i: "1024Mi"}} for i in range(n)])
+def taint_policy(taints):
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "ClusterTaintPolicy",
+           "metadata": {"name": "hostile"}, "spec": {"taints": taints}}
+    return review(CTP, obj)
+
+
+def taints_alike(n, _):
+    """n identical taints: T-2 for all but the last (a quadratic duplicate check's worst case)."""
+    return taint_policy([{"key": "k", "effect": "NoSchedule"} for _ in range(n)])
+
+
+def taints_invalid(n, _):
+    """n taints breaking T-1 and every D-T1 taint check, all with one key and effect (T-2 too)."""
+    return taint_policy([{"key": "Bad Key", "value": "bad value!", "effect": "NoExecute"} for _ in range(n)])
+
+
+def taints_unique(n, _):
+    """n distinct valid taints."""
+    return taint_policy([{"key": "k%07d" % i, "effect": "NoSchedule"} for i in range(n)])
 
 
 POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_invalid, overflow_names_alike,
@@ -302,6 +322,7 @@ CATALOGUE = [
     ("/mutate-scheduletrigger", None, [targets_alike, targets_invalid]),
     ("/validate-federatedresourcequota", None,
      [resources_invalid, assignments_alike, assignments_outside_overall, resources_summed]),
+    ("/validate-clustertaintpolicy", None, [taints_alike, taints_invalid, taints_unique]),
 ]
 
 

@@ -323,9 +323,25 @@ def test_federated_resource_quota(env):
         check(response["allowed"] == (not want_fields), "%s: webhook allowed=%s, check says %s",
               o["name"], response["allowed"], o["verdict"])
         check(got == want_fields, "%s: webhook fields %s, check fields %s", o["name"], got, want_fields)
+def test_allow_no_execute_taint_policy(env):
+    """check takes --allow-no-execute-taint-policy as the server does: T-1 (an upstream rule, so
+    not lifted by --strict-rules=off) denies a NoExecute ClusterTaintPolicy only without it."""
+    path = "taints/clustertaintpolicies.yaml"
+    t1 = (path + ":16:11: ClusterTaintPolicy/evict-unreachable: spec.taints[0]: Forbidden: "
+          "Configuring taint with NoExecute effect is not allowed, this capability must be "
+          "explicitly enabled by administrators through command-line flags [T-1]")
+    for flags in ([], ["--strict-rules=off"], ["--allow-no-execute-taint-policy=false"]):
+        code, out, _ = env.check(*(flags + [path]))
+        check(code == 1 and lines(out) == [t1, "2 objects: 1 valid, 1 invalid (1 denied by upstream "
+                                                "too, 0 only by our strict rules), 0 skipped, 0 "
+                                                "warnings"], "%s: exit %d:\n%s", flags, code, out)
+    code, out, _ = env.check("--allow-no-execute-taint-policy", path)
+    check(code == 0 and lines(out) == ["2 objects: 2 valid, 0 invalid, 0 skipped, 0 warnings"],
+          "with the flag: exit %d:\n%s", code, out)
 
 
 TESTS = [
+    test_allow_no_execute_taint_policy,
     test_audit_of_a_kubectl_get_dump,
     test_unknown_fields_and_metadata,
     test_directory_text_output,

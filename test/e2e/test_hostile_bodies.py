@@ -255,7 +255,12 @@ def test_out_of_memory_is_answered_with_code_500(env):
     check("std::bad_alloc" in response["status"]["message"], "message: %s", response["status"]["message"])
     check(metric(env, "karmada_policy_webhook_review_failures_total") - failures_before == 1,
           "review_failures_total did not count it")
-    check("review failed: answered with code 500" in env.server.stderr(), "no log line")
+    # The line is written after the counter is raised (src/server/review_log.cpp), and read by
+    # the harness's stderr thread: wait for it rather than race them.
+    deadline = time.monotonic() + 5
+    while "review failed: answered with code 500" not in env.server.stderr():
+        check(time.monotonic() < deadline, "no log line")
+        time.sleep(0.05)
     env.note = "std::bad_alloc under RLIMIT_AS: code 500, counted, logged; served afterwards"
 
 

@@ -729,7 +729,12 @@ def test_fill_ca_bundle(env):
     env.need_kubectl()
     manifests = copy_manifests(env)
     script = os.path.join(manifests, "overlays", "self-signed", "fill-ca-bundle.sh")
-    patch = os.path.join(manifests, "overlays", "self-signed", "ca-bundle.yaml")
+    # One patch per configuration: a kind may have a validating entry only.
+    patches = [os.path.join(manifests, "overlays", "self-signed", "ca-bundle-%s.yaml" % which)
+               for which in ("mutating", "validating")]
+
+    def read_patches():
+        return [read_bytes(p) for p in patches]
     certs = harness.make_certs(env.source)
     ca_pem = read_bytes(os.path.join(certs, "ca.crt"))
     problems = Problems()
@@ -737,11 +742,11 @@ def test_fill_ca_bundle(env):
     proc = run([script, certs], timeout=60)
     check(proc.returncode == 0, "fill-ca-bundle.sh %s: exit %d: %s", certs, proc.returncode,
           proc.stderr.decode("utf-8", "replace"))
-    first = read_bytes(patch)
+    first = read_patches()
     proc = run([script, certs + "/"], timeout=60)
     check(proc.returncode == 0, "second run: exit %d", proc.returncode)
-    problems.expect(read_bytes(patch) == first, "fill-ca-bundle.sh", "a second run changed "
-                    "ca-bundle.yaml")
+    problems.expect(read_patches() == first, "fill-ca-bundle.sh", "a second run changed "
+                    "ca-bundle-*.yaml")
     for overlay in ("self-signed", "url"):
         docs = env.render(os.path.join(manifests, "overlays", overlay))
         check_client_configs(problems, overlay + " (filled)", docs, allow_placeholder=False,
@@ -752,8 +757,8 @@ def test_fill_ca_bundle(env):
                         len(entries), len(env.registry))
 
     proc = run([script, os.path.join(harness.temp_dir("empty"), "nothing")], timeout=60)
-    problems.expect(proc.returncode != 0 and read_bytes(patch) == first, "fill-ca-bundle.sh",
-                    "a missing CA directory must fail and leave ca-bundle.yaml alone")
+    problems.expect(proc.returncode != 0 and read_patches() == first, "fill-ca-bundle.sh",
+                    "a missing CA directory must fail and leave ca-bundle-*.yaml alone")
 
     proc = run([script, "--reset"], timeout=60)
     check(proc.returncode == 0, "--reset: exit %d", proc.returncode)
@@ -764,12 +769,12 @@ def test_fill_ca_bundle(env):
     problems.expect(bundles and all(b == CA_PLACEHOLDER for b in bundles), "--reset",
                     "caBundles after --reset: %s", [str(b)[:20] for b in bundles])
     # The committed files are the script's own output (placeholder or a filled-in CA).
-    for name in ("ca-bundle.yaml", "ca-bundle-validating.yaml"):
+    for patch in patches:
+        name = os.path.basename(patch)
         committed = os.path.join(env.manifests, "overlays", "self-signed", name)
-        written = os.path.join(manifests, "overlays", "self-signed", name)
         if CA_PLACEHOLDER.encode() in read_bytes(committed):
-            problems.expect(read_bytes(committed) == read_bytes(written), name,
-                            "the committed file differs from what fill-ca-bundle.sh --reset writes")
+            problems.expect(read_bytes(committed) == read_bytes(patch), name, "the committed "
+                            "file differs from what fill-ca-bundle.sh --reset writes")
     problems.done()
 
 

@@ -46,6 +46,7 @@ struct Call {
   Operation operation = Operation::kCreate;
   std::string_view old_object;              // JSON, UPDATE only
   StrictRules strict = StrictRules::kDeny;  // --strict-rules
+  ValidationSettings settings;              // --allow-no-execute-taint-policy
 
   static Call cluster_scoped() {
     Call c;
@@ -77,6 +78,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   request.operation = call.operation;
   request.ns = call.ns;
   request.object = &arena->document();
+  request.settings = call.settings;
   if (!old_text.empty()) {
     if (!old_arena->parse_in_place(old_text).ok) {
       v.errors.push_back(

@@ -8,6 +8,7 @@
 
 #include "admission/field_error.hpp"
 #include "json/json.hpp"
+#include "validators/cluster_taint_policy.hpp"
 #include "validators/common.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/schedule_trigger.hpp"
@@ -69,6 +70,22 @@ TEST_CASE("V-P3 V-P6 V-P10 common: cluster field selector keys and operators") {
   CHECK(
       field_selector(rules::kVP3, R"({"fieldSelector":{"matchExpressions":[{"key":1}]}})").empty());
   CHECK(field_selector(rules::kVP3, R"({"clusterNames":["a"]})").empty());
+}
+
+TEST_CASE("D-T1 common: every bad field-selector expression, key and operator") {
+  Doc doc(R"({"fieldSelector":{"matchExpressions":[
+          {"key":"zone","operator":"In"},{"key":"rack","operator":"Gt"},{"key":1,"operator":"In"},
+          {"key":"region","operator":"Exists"}]}})");
+  ErrorList errors;
+  const FieldPath path = FieldPath::root("targetClusters");
+  kpw::check_cluster_field_selector_all(rules::kDT1, rules::kDT1, doc.root(), path, errors);
+  CHECK(lines(errors) ==
+        Lines{"D-T1 targetClusters.fieldSelector.matchExpressions[1].key: Unsupported value: "
+              "\"rack\": supported values: \"provider\", \"region\", \"zone\"",
+              "D-T1 targetClusters.fieldSelector.matchExpressions[1].operator: Unsupported value: "
+              "\"Gt\": supported values: \"In\", \"NotIn\"",
+              "D-T1 targetClusters.fieldSelector.matchExpressions[3].operator: Unsupported value: "
+              "\"Exists\": supported values: \"In\", \"NotIn\""});
 }
 
 TEST_CASE("V-P4 common: a label key is a qualified name, one error per problem") {

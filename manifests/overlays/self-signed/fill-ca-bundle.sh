@@ -5,11 +5,11 @@
 #   manifests/overlays/self-signed/fill-ca-bundle.sh CERT_DIR   # CERT_DIR/ca.crt (certs/make-certs.sh)
 #   manifests/overlays/self-signed/fill-ca-bundle.sh --reset    # back to the "{{caBundle}}" placeholder
 #
-# Writes ca-bundle.yaml beside this script: one JSON patch op per webhook entry of the base
-# configurations, setting clientConfig.caBundle to base64(ca.crt) (the entries both have), and
-# ca-bundle-validating.yaml (the validating configuration's further entries). The output depends only on
-# ca.crt, so running it again with the same CA changes nothing. CERT_DIR/tls.crt, when present, is
-# checked against the CA. It then prints the command that creates the Secret the pods mount.
+# Writes ca-bundle-mutating.yaml and ca-bundle-validating.yaml beside this script: one JSON patch
+# op per webhook entry of the base configuration of that name (a kind may have a validating entry
+# only), setting clientConfig.caBundle to base64(ca.crt). The output depends only on ca.crt, so
+# running it again with the same CA changes nothing. CERT_DIR/tls.crt, when present, is checked
+# against the CA. It then prints the command that creates the Secret the pods mount.
 set -euo pipefail
 
 usage() { echo "usage: $0 CERT_DIR | --reset" >&2; exit 2; }
@@ -20,17 +20,13 @@ case "$1" in -h|--help) usage ;; esac
 
 here="$(cd "$(dirname "$0")" && pwd)"
 base="$here/../../base"
-out="$here/ca-bundle.yaml"
-out_validating="$here/ca-bundle-validating.yaml"
 
-# One entry per webhook, in the base's order; the validating configuration has the mutating one's
-# entries first (the same indexes), then its own.
+# One entry per webhook, in the base's order.
 count() { grep -c '^  - name: ' "$base/$1"; }
 n_mutating="$(count mutatingwebhookconfiguration.yaml)"
 n_validating="$(count validatingwebhookconfiguration.yaml)"
-[ "$n_mutating" -gt 0 ] && [ "$n_validating" -ge "$n_mutating" ] ||
-  die "the base configurations have $n_mutating mutating and $n_validating validating entries;" \
-      "this script expects at least as many validating ones"
+[ "$n_mutating" -gt 0 ] && [ "$n_validating" -gt 0 ] ||
+  die "the base configurations have $n_mutating mutating and $n_validating validating entries"
 
 if [ "$1" = --reset ]; then
   value='"{{caBundle}}"'
@@ -51,31 +47,32 @@ else
   what="base64($ca)"
 fi
 
-# write_patch FILE FIRST END: the ops for entries FIRST..END-1 into FILE (unchanged when equal).
-write_patch() {
-  local file="$1" first="$2" end="$3" tmp i
+# write NAME N: ca-bundle-NAME.yaml, N entries.
+tmp=""
+trap 'rm -f "$tmp"' EXIT
+write() {
+  local out="$here/ca-bundle-$1.yaml"
   tmp="$(mktemp "$here/.ca-bundle.XXXXXX")"
   {
-    echo '# Written by fill-ca-bundle.sh: clientConfig.caBundle of every webhook entry. "{{caBundle}}" is the'
-    echo '# placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
-    for ((i = first; i < end; i++)); do
+    echo "# Written by fill-ca-bundle.sh: clientConfig.caBundle of every $1 webhook entry. \"{{caBundle}}\""
+    echo '# is the placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
+    for ((i = 0; i < $2; i++)); do
       echo "- op: add"
       echo "  path: /webhooks/$i/clientConfig/caBundle"
       echo "  value: $value"
     done
   } >"$tmp"
   chmod 644 "$tmp"
-  if cmp -s "$tmp" "$file"; then
+  if cmp -s "$tmp" "$out"; then
     rm -f "$tmp"
-    echo "$file already holds $what ($((end - first)) entries): unchanged"
+    echo "$out already holds $what ($2 entries): unchanged"
   else
-    mv -f "$tmp" "$file"
-    echo "wrote $what into $file ($((end - first)) entries)"
+    mv -f "$tmp" "$out"
+    echo "wrote $what into $out ($2 entries)"
   fi
 }
-trap 'rm -f "$here"/.ca-bundle.*' EXIT
-write_patch "$out" 0 "$n_mutating"
-write_patch "$out_validating" "$n_mutating" "$n_validating"
+write mutating "$n_mutating"
+write validating "$n_validating"
 
 if [ "$1" != --reset ]; then
   cat <<EOF
