@@ -118,7 +118,7 @@ bool check_label_map(Rule key_rule, Rule value_rule, const JsonValue& labels, co
   for_each_entry(labels, order, [&](const JsonValue::Member& m) {
     const std::string_view key = view(m.name);
     const FieldPath entry = path.key(key);
-    for (std::string_view problem : check_qualified_name(key)) {
+    for (std::string_view problem : check_label_key(key)) {
       errors.invalid(rule, entry, key, problem);
       ok = false;
     }
@@ -160,8 +160,7 @@ bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annota
     if (string_entry(rule, m.value, entry, ok, errors)) total += m.value.GetStringLength();
   });
   if (total > kMaxAnnotationBytes) {
-    errors.invalid(size_rule, path, static_cast<long long>(total),
-                   "may not be more than 262144 bytes");
+    errors.too_long(size_rule, path, "may not be more than 262144 bytes");
     ok = false;
   }
   return ok;

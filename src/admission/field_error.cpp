@@ -255,6 +255,10 @@ void ErrorList::forbidden(Rule rule, const FieldPath& path, std::string_view det
   add(rule, ErrorType::kForbidden, path, {}, detail);
 }
 
+void ErrorList::too_long(Rule rule, const FieldPath& path, std::string_view detail) {
+  add(rule, ErrorType::kTooLong, path, {}, detail);
+}
+
 void ErrorList::invalid(Rule rule, const FieldPath& path, const JsonValue& value,
                         std::string_view detail) {
   value_.clear();

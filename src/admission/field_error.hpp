@@ -63,6 +63,8 @@ class ErrorList {
 
   void required(Rule rule, const FieldPath& path, std::string_view detail);
   void forbidden(Rule rule, const FieldPath& path, std::string_view detail);
+  // `Too long: <detail>` (field.TooLong: no value shown; the detail says the limit).
+  void too_long(Rule rule, const FieldPath& path, std::string_view detail);
   void invalid(Rule rule, const FieldPath& path, const JsonValue& value, std::string_view detail);
   void invalid(Rule rule, const FieldPath& path, std::string_view string_value,
                std::string_view detail);

@@ -72,7 +72,7 @@ void check_labels(const JsonValue* metadata, const FieldPath& path, ErrorList& e
   for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
     const std::string_view key = view(it->name);
     const FieldPath entry = labels_path.key(key);
-    for (std::string_view p : check_qualified_name(key)) {
+    for (std::string_view p : check_label_key(key)) {
       errors.invalid(rules::kKM2, entry, key, p);
     }
     if (!it->value.IsString()) {
@@ -107,8 +107,7 @@ void check_annotations(const JsonValue* metadata, const FieldPath& path, ErrorLi
     }
   }
   if (total > kMaxAnnotationBytes) {
-    errors.invalid(rules::kKM3, annotations_path, static_cast<long long>(total),
-                   "may not be more than 262144 bytes");
+    errors.too_long(rules::kKM3, annotations_path, "may not be more than 262144 bytes");
   }
 }
 

@@ -55,6 +55,8 @@ std::string_view error_type_text(ErrorType type) {
       return "Duplicate value";
     case ErrorType::kForbidden:
       return "Forbidden";
+    case ErrorType::kTooLong:
+      return "Too long";
   }
   return "Invalid value";
 }
@@ -71,6 +73,8 @@ std::string_view error_cause_type(ErrorType type) {
       return "FieldValueDuplicate";
     case ErrorType::kForbidden:
       return "FieldValueForbidden";
+    case ErrorType::kTooLong:
+      return "FieldValueTooLong";
   }
   return "FieldValueInvalid";
 }

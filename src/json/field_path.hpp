@@ -51,7 +51,7 @@ class FieldPath {
   std::size_t index_;
 };
 
-enum class ErrorType { kRequired, kInvalid, kNotSupported, kDuplicate, kForbidden };
+enum class ErrorType { kRequired, kInvalid, kNotSupported, kDuplicate, kForbidden, kTooLong };
 
 // `Required value`, `Invalid value`, ...
 std::string_view error_type_text(ErrorType type);

@@ -3,19 +3,20 @@
 namespace kpw {
 namespace {
 
-// Messages as k8s.io/apimachinery/pkg/util/validation words them, so users can search them.
+// Messages as k8s.io/apimachinery/pkg/util/validation words them (v0.36, which upstream Karmada
+// vendors: lengths in bytes), so users can search them.
 constexpr std::string_view kLabelFormat =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-constexpr std::string_view kLabelTooLong = "must be no more than 63 characters";
+constexpr std::string_view kLabelTooLong = "must be no more than 63 bytes";
 constexpr std::string_view kSubdomainFormat =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-constexpr std::string_view kSubdomainTooLong = "must be no more than 253 characters";
+constexpr std::string_view kSubdomainTooLong = "must be no more than 253 bytes";
 constexpr std::string_view kPrefixEmpty = "prefix part must be non-empty";
-constexpr std::string_view kPrefixTooLong = "prefix part must be no more than 253 characters";
+constexpr std::string_view kPrefixTooLong = "prefix part must be no more than 253 bytes";
 constexpr std::string_view kPrefixFormat =
     "prefix part a lowercase RFC 1123 subdomain must consist of lower case alphanumeric "
     "characters, '-' or '.', and must start and end with an alphanumeric character (e.g. "
@@ -27,13 +28,19 @@ constexpr std::string_view kLabelValueFormat =
     "'my_value',  or '12345', regex used for validation is "
     "'(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?')";
 constexpr std::string_view kNameEmpty = "name part must be non-empty";
-constexpr std::string_view kNameTooLong = "name part must be no more than 63 characters";
+constexpr std::string_view kNameTooLong = "name part must be no more than 63 bytes";
 constexpr std::string_view kNameFormat =
     "name part must consist of alphanumeric characters, '-', '_' or '.', and must start and end "
     "with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex used for "
     "validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]')";
 constexpr std::string_view kQualifiedFormat =
     "a qualified name must consist of alphanumeric characters, '-', '_' or '.', and must start "
+    "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
+    "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
+    "subdomain prefix and '/' (e.g. 'example.com/MyName')";
+// IsLabelKey's wording of the same problem (label maps).
+constexpr std::string_view kLabelKeyFormat =
+    "a valid label key must consist of alphanumeric characters, '-', '_' or '.', and must start "
     "and end with an alphanumeric character (e.g. 'MyName',  or 'my.name',  or '123-abc', regex "
     "used for validation is '([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]') with an optional DNS "
     "subdomain prefix and '/' (e.g. 'example.com/MyName')";
@@ -85,13 +92,15 @@ NameProblems check_dns1123_subdomain(std::string_view value) {
   return p;
 }
 
-NameProblems check_qualified_name(std::string_view value) {
+namespace {
+
+NameProblems check_qualified(std::string_view value, std::string_view more_than_one_slash) {
   NameProblems p;
   std::string_view name = value;
   std::size_t slash = value.find('/');
   if (slash != std::string_view::npos) {
     if (value.find('/', slash + 1) != std::string_view::npos) {
-      p.add(kQualifiedFormat);
+      p.add(more_than_one_slash);
       return p;
     }
     std::string_view prefix = value.substr(0, slash);
@@ -110,6 +119,16 @@ NameProblems check_qualified_name(std::string_view value) {
   }
   if (!matches_qualified_name_part(name)) p.add(kNameFormat);
   return p;
+}
+
+}  // namespace
+
+NameProblems check_qualified_name(std::string_view value) {
+  return check_qualified(value, kQualifiedFormat);
+}
+
+NameProblems check_label_key(std::string_view value) {
+  return check_qualified(value, kLabelKeyFormat);
 }
 
 NameProblems check_label_value(std::string_view value) {

@@ -20,15 +20,18 @@ struct NameProblems {
   const std::string_view* end() const { return messages.data() + count; }
 };
 
-// Lowercase RFC 1123 label: at most 63 characters of [a-z0-9-], alphanumeric at both ends.
+// Lowercase RFC 1123 label: at most 63 bytes of [a-z0-9-], alphanumeric at both ends.
 NameProblems check_dns1123_label(std::string_view value);
-// Lowercase RFC 1123 subdomain: at most 253 characters, dot-separated labels.
+// Lowercase RFC 1123 subdomain: at most 253 bytes, dot-separated labels.
 NameProblems check_dns1123_subdomain(std::string_view value);
 // Qualified name (label key): optional DNS-1123 subdomain prefix and '/', then a name part of
-// 1..63 characters of [A-Za-z0-9-_.], alphanumeric at both ends. Messages as
+// 1..63 bytes of [A-Za-z0-9-_.], alphanumeric at both ends. Messages as
 // k8s.io/apimachinery IsQualifiedName gives them ("" yields two).
 NameProblems check_qualified_name(std::string_view value);
-// Label value: empty, or at most 63 characters of [A-Za-z0-9-_.], alphanumeric at both ends
+// A label key: the same grammar, with IsLabelKey's message for more than one '/' (`a valid label
+// key must consist of …`), as Kubernetes checks the keys of a label map.
+NameProblems check_label_key(std::string_view value);
+// Label value: empty, or at most 63 bytes of [A-Za-z0-9-_.], alphanumeric at both ends
 // (k8s.io/apimachinery IsValidLabelValue).
 NameProblems check_label_value(std::string_view value);
 

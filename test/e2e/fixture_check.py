@@ -65,6 +65,7 @@ CAUSE_TYPES = {
     "FieldValueNotSupported": "Unsupported value",
     "FieldValueDuplicate": "Duplicate value",
     "FieldValueForbidden": "Forbidden",
+    "FieldValueTooLong": "Too long",
 }
 
 FIXTURE_KEYS = {"description", "review", "expect", "flags"}

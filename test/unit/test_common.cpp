@@ -144,7 +144,7 @@ TEST_CASE("common: an annotation map: keys case-insensitive qualified names, 256
   ErrorList size;
   CHECK_FALSE(kpw::check_annotation_map(rules::kKM3, large.root(), path, size));
   CHECK(lines(size) ==
-        Lines{"K-M3 annotations: Invalid value: 262147: may not be more than 262144 bytes"});
+        Lines{"K-M3 annotations: Too long: may not be more than 262144 bytes"});
 }
 
 TEST_CASE("common: a JSON pointer is empty or starts with a slash") {

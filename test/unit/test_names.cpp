@@ -63,7 +63,7 @@ TEST_CASE("names: qualified name problems as apimachinery words them") {
     CHECK(check_qualified_name(std::string(63, 'a')).ok());
     auto p = check_qualified_name(std::string(64, 'a'));
     REQUIRE(p.count == 1);
-    CHECK(p.messages[0] == "name part must be no more than 63 characters");
+    CHECK(p.messages[0] == "name part must be no more than 63 bytes");
   }
   SECTION("empty prefix") {
     auto p = check_qualified_name("/a");
@@ -75,4 +75,22 @@ TEST_CASE("names: qualified name problems as apimachinery words them") {
     auto p = check_qualified_name(std::string(254, 'A') + "/" + std::string(64, '-'));
     CHECK(p.count == 4);
   }
+}
+
+// Label map keys are checked with IsLabelKey (O-7, K-M2), which words "more than one '/'" its own
+// way; everything else as a qualified name.
+TEST_CASE("names: a label key says 'a valid label key' for more than one slash") {
+  auto p = kpw::check_label_key("a/b/c");
+  REQUIRE(p.count == 1);
+  CHECK(p.messages[0].rfind("a valid label key must consist of", 0) == 0);
+  CHECK(kpw::check_label_key("example.com/x").ok());
+  CHECK(kpw::check_label_key("Example.com/x").messages[0].rfind("prefix part", 0) == 0);
+}
+
+TEST_CASE("names: length messages say bytes, as apimachinery v0.36 does") {
+  CHECK(check_dns1123_label(std::string(64, 'a')).messages[0] == "must be no more than 63 bytes");
+  CHECK(check_dns1123_subdomain(std::string(254, 'a')).messages[0] ==
+        "must be no more than 253 bytes");
+  CHECK(kpw::check_label_value(std::string(64, 'a')).messages[0] ==
+        "must be no more than 63 bytes");
 }
