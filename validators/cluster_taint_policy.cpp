@@ -13,11 +13,13 @@
 #include "util/seen_set.hpp"
 #include "validators/common.hpp"
 #include "validators/schema.hpp"
+#include "validators/schema_affinity.hpp"
 
 namespace kpw {
 namespace {
 
 using schema::Format;
+using schema::kClusterAffinity;
 using schema::Node;
 using schema::Type;
 
@@ -61,25 +63,7 @@ constexpr std::array kCondition = {
          .item = Type::kString,
          .allowed = kStatusValues},
 };
-// TS-4: targetClusters, a ClusterAffinity as the ClusterTaintPolicy CRD spells it.
-constexpr std::array kMatchExpression = {
-    Node{.name = "key", .required = true},
-    Node{.name = "operator", .required = true},
-    Node{.name = "values", .type = Type::kArray, .item = Type::kString},
-};
-constexpr std::array kLabelSelector = {
-    Node{.name = "matchLabels", .type = Type::kStringMap},
-    Node{.name = "matchExpressions", .type = Type::kArray, .fields = kMatchExpression},
-};
-constexpr std::array kFieldSelector = {
-    Node{.name = "matchExpressions", .type = Type::kArray, .fields = kMatchExpression},
-};
-constexpr std::array kClusterAffinity = {
-    Node{.name = "labelSelector", .type = Type::kObject, .fields = kLabelSelector},
-    Node{.name = "fieldSelector", .type = Type::kObject, .fields = kFieldSelector},
-    Node{.name = "clusterNames", .type = Type::kArray, .item = Type::kString},
-    Node{.name = "exclude", .type = Type::kArray, .item = Type::kString},
-};
+// TS-4: targetClusters, a ClusterAffinity (validators/schema_affinity.hpp).
 constexpr std::array kSpecFields = {
     Node{.name = "targetClusters",
          .type = Type::kObject,

@@ -7,10 +7,13 @@
 #include <string_view>
 
 #include "validators/override_policy.hpp"
+#include "validators/schema_affinity.hpp"
 
 namespace kpw {
 namespace {
 
+using schema::kClusterAffinity;
+using schema::kLabelSelector;
 using schema::Node;
 using schema::Type;
 
@@ -25,25 +28,8 @@ constexpr std::array<std::string_view, 3> kOperators = {"add", "remove", "replac
 constexpr std::array<std::string_view, 2> kCommandOperators = {"add", "remove"};
 constexpr std::array<std::string_view, 3> kImageComponents = {"Registry", "Repository", "Tag"};
 
-// Selectors (metav1.LabelSelector, FieldSelector): OS-5 requires key and operator.
-constexpr std::array kMatchExpression = {
-    Node{.name = "key", .required = true},
-    Node{.name = "operator", .required = true},
-    Node{.name = "values", .type = Type::kArray, .item = Type::kString},
-};
-constexpr std::array kLabelSelector = {
-    Node{.name = "matchLabels", .type = Type::kStringMap},
-    Node{.name = "matchExpressions", .type = Type::kArray, .fields = kMatchExpression},
-};
-constexpr std::array kFieldSelector = {
-    Node{.name = "matchExpressions", .type = Type::kArray, .fields = kMatchExpression},
-};
-constexpr std::array kClusterAffinity = {
-    Node{.name = "labelSelector", .type = Type::kObject, .fields = kLabelSelector},
-    Node{.name = "fieldSelector", .type = Type::kObject, .fields = kFieldSelector},
-    Node{.name = "clusterNames", .type = Type::kArray, .item = Type::kString},
-    Node{.name = "exclude", .type = Type::kArray, .item = Type::kString},
-};
+// Selectors and cluster affinities (OS-5: key and operator required):
+// validators/schema_affinity.hpp.
 
 // The overriders (OS-4).
 constexpr std::array kPlaintext = {

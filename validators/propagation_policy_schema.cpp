@@ -8,10 +8,13 @@
 #include <string_view>
 
 #include "validators/propagation_policy_rules.hpp"
+#include "validators/schema_affinity.hpp"
 
 namespace kpw {
 namespace {
 
+using schema::kClusterAffinity;
+using schema::kLabelSelector;
 using schema::Node;
 using schema::Type;
 
@@ -39,27 +42,9 @@ constexpr std::array<std::string_view, 4> kClusterPurgeMode = {"Directly", "Grac
                                                                "Immediately", "Graciously"};
 constexpr std::array<std::string_view, 1> kPriorityClassSource = {"KubePriorityClass"};
 
-// Selectors (metav1.LabelSelector, FieldSelector).
-constexpr std::array kMatchExpression = {
-    Node{.name = "key", .required = true},
-    Node{.name = "operator", .required = true},
-    Node{.name = "values", .type = Type::kArray, .item = Type::kString},
-};
-constexpr std::array kLabelSelector = {
-    Node{.name = "matchLabels", .type = Type::kStringMap},
-    Node{.name = "matchExpressions", .type = Type::kArray, .fields = kMatchExpression},
-};
-constexpr std::array kFieldSelector = {
-    Node{.name = "matchExpressions", .type = Type::kArray, .fields = kMatchExpression},
-};
+// Selectors and ClusterAffinity (inlined into affinity terms and overflow terms):
+// validators/schema_affinity.hpp.
 
-// ClusterAffinity, inlined into affinity terms and overflow terms.
-constexpr std::array kClusterAffinity = {
-    Node{.name = "labelSelector", .type = Type::kObject, .fields = kLabelSelector},
-    Node{.name = "fieldSelector", .type = Type::kObject, .fields = kFieldSelector},
-    Node{.name = "clusterNames", .type = Type::kArray, .item = Type::kString},
-    Node{.name = "exclude", .type = Type::kArray, .item = Type::kString},
-};
 // SC-3, SC-5: affinityName required, 1..32 characters.
 constexpr std::array kAffinityName = {
     Node{.name = "affinityName", .required = true, .min_length = 1, .max_length = 32},
