@@ -2,22 +2,22 @@
 // upstream's order, each loop over a resource map in sorted resource-name order (upstream's is Go's
 // random map order), D-Q1 beside Q-7, and the CRD schema rows QS-1…QS-4 checked one field at a time
 // as the rules reach them. Quantities are exact (util/quantity.hpp) and shown as the user wrote
-// them.
+// them. Each resource map's entries (Q-2…Q-6, reused as) are checked by
+// validators/resource_quantity_rules.*.
 #include "validators/federated_resource_quota.hpp"
 
-#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
 #include <span>
 #include <string_view>
-#include <vector>
 
 #include "api/object.hpp"
 #include "util/names.hpp"
 #include "util/quantity.hpp"
 #include "util/seen_set.hpp"
 #include "validators/common.hpp"
+#include "validators/resource_quantity_rules.hpp"
 #include "validators/schema.hpp"
 
 namespace kpw {
@@ -37,9 +37,6 @@ constexpr schema::Rules kOverallRules{rules::kQS2, rules::kQS1, rules::kQS2, rul
                                       rules::kQS2, rules::kQS2, rules::kQS2, rules::kQS2};
 constexpr schema::Rules kHardRules{rules::kQS2, rules::kQS3, rules::kQS2, rules::kQS2,
                                    rules::kQS2, rules::kQS2, rules::kQS2, rules::kQS2};
-
-// One value of a resource map (checked per entry, in the map's sorted order).
-constexpr Node kQuantity{.name = "", .type = Type::kQuantity, .rules = &kQS2};
 
 // Required in both lists; its rule is the list's (QS-3, QS-4).
 constexpr Node kClusterName{.name = "clusterName", .required = true};
@@ -69,173 +66,13 @@ constexpr Node kStatus{
     .name = "status", .type = Type::kObject, .fields = kStatusFields, .rules = &kQS4};
 static_assert(schema::fits_a_mask(kStatusFields));
 
-// --- Resource names (Kubernetes' quota helpers, as upstream lifts them) ---
-
-constexpr std::array<std::string_view, 20> kStandardResources = {
-    "configmaps",
-    "cpu",
-    "ephemeral-storage",
-    "limits.cpu",
-    "limits.ephemeral-storage",
-    "limits.memory",
-    "memory",
-    "persistentvolumeclaims",
-    "pods",
-    "replicationcontrollers",
-    "requests.cpu",
-    "requests.ephemeral-storage",
-    "requests.memory",
-    "requests.storage",
-    "resourcequotas",
-    "secrets",
-    "services",
-    "services.loadbalancers",
-    "services.nodeports",
-    "storage",
-};
-static_assert(std::is_sorted(kStandardResources.begin(), kStandardResources.end()));
-
-constexpr std::array<std::string_view, 9> kIntegerResources = {
-    "configmaps",
-    "persistentvolumeclaims",
-    "pods",
-    "replicationcontrollers",
-    "resourcequotas",
-    "secrets",
-    "services",
-    "services.loadbalancers",
-    "services.nodeports",
-};
-static_assert(std::is_sorted(kIntegerResources.begin(), kIntegerResources.end()));
-
-bool is_huge_page_quota_resource(std::string_view name) {
-  return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
-}
-
-// IsStandardResourceName.
-bool is_standard_resource(std::string_view name) {
-  return std::binary_search(kStandardResources.begin(), kStandardResources.end(), name) ||
-         is_huge_page_quota_resource(name);
-}
-
-// IsStandardQuotaResourceName (the standard set without `storage`).
-bool is_standard_quota_resource(std::string_view name) {
-  return (name != "storage" && is_standard_resource(name));
-}
-
-// IsIntegerResourceName: the integer set, or an extended resource (IsExtendedResourceName: a
-// `/`, not a native `kubernetes.io/` name, no `requests.` prefix, and `requests.<name>` a
-// qualified name: the name is one and its prefix leaves room for `requests.`).
-bool is_integer_resource(std::string_view name) {
-  if (std::binary_search(kIntegerResources.begin(), kIntegerResources.end(), name)) return true;
-  const std::size_t slash = name.find('/');
-  if (slash == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos ||
-      name.starts_with("requests.")) {
-    return false;
-  }
-  constexpr std::size_t kRequestsPrefix = std::string_view("requests.").size();
-  return check_qualified_name(name).ok() && slash + kRequestsPrefix <= 253;
-}
-
-// Which rules an entry's errors carry: Q-2…Q-6 in spec.overall, Q-8 / Q-11 / Q-13 elsewhere.
-struct ResourceRules {
-  Rule name;
-  Rule standard;
-  Rule quota;
-  Rule negative;
-  Rule integer;
-  static constexpr ResourceRules all(Rule r) { return {r, r, r, r, r}; }
-};
-constexpr ResourceRules kOverallResourceRules{rules::kQ2, rules::kQ3, rules::kQ4, rules::kQ5,
-                                              rules::kQ6};
-constexpr ResourceRules kAssignedResourceRules = ResourceRules::all(rules::kQ8);
-constexpr ResourceRules kStatusResourceRules = ResourceRules::all(rules::kQ11);
-constexpr ResourceRules kClusterStatusResourceRules = ResourceRules::all(rules::kQ13);
-
-// `n` values of T (value-initialised), inline when they fit: a usual map needs no heap.
-template <typename T, std::size_t N>
-class InlineBuffer {
- public:
-  explicit InlineBuffer(std::size_t n) {
-    T* data = inline_.data();
-    if (n > N) {
-      heap_.resize(n);
-      data = heap_.data();
-    }
-    items_ = std::span<T>(data, n);
-  }
-  InlineBuffer(const InlineBuffer&) = delete;
-  InlineBuffer& operator=(const InlineBuffer&) = delete;
-
-  std::span<T> items() const { return items_; }
-
- private:
-  std::array<T, N> inline_{};
-  std::vector<T> heap_;
-  std::span<T> items_;
-};
-
-// The members of a resource map sorted by name, bytewise: the order its errors come in (upstream's
-// is Go's random map order, B-10).
-class SortedMembers {
- public:
-  using Member = rapidjson::GenericMember<JsonValue::EncodingType, JsonValue::AllocatorType>;
-
-  explicit SortedMembers(const JsonValue& map) : members_(map.MemberCount()) {
-    const std::span<const Member*> out = members_.items();
-    std::size_t i = 0;
-    for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) out[i++] = &*it;
-    std::sort(out.begin(), out.end(),
-              [](const Member* a, const Member* b) { return view(a->name) < view(b->name); });
-  }
-
-  auto begin() const { return members_.items().begin(); }
-  auto end() const { return members_.items().end(); }
-  std::size_t size() const { return members_.items().size(); }
-  const Member& operator[](std::size_t i) const { return *members_.items()[i]; }
-
- private:
-  InlineBuffer<const Member*, 16> members_;
-};
-
-// Q-2…Q-4: the resource name (upstream's ValidateResourceQuotaResourceName). Q-3 only when Q-2
-// passes; Q-4 for any name without `/`.
-void check_resource_name(const ResourceRules& r, std::string_view name, const FieldPath& path,
-                         ErrorList& errors) {
-  const NameProblems problems = check_qualified_name(name);
-  for (std::string_view problem : problems) errors.invalid(r.name, path, name, problem);
-  if (name.find('/') != std::string_view::npos) return;
-  if (problems.ok() && !is_standard_resource(name)) {
-    errors.invalid(r.standard, path, name, "must be a standard resource type or fully qualified");
-  }
-  if (!is_standard_quota_resource(name)) {
-    errors.invalid(r.quota, path, name, "must be a standard resource for quota");
-  }
-}
-
-// One entry of a resource map: Q-2…Q-4 on its name, QS-2 on its value, then on the
-// quantity (ValidateResourceQuantityValue). The quantity, when the value is one.
-std::optional<Quantity> check_resource(const ResourceRules& r, std::string_view name,
-                                       const JsonValue& value, const FieldPath& path,
-                                       ErrorList& errors) {
-  check_resource_name(r, name, path, errors);
-  if (!schema::check_value(kQS2, kQuantity, value, path, errors)) return std::nullopt;
-  const Quantity q = schema::quantity_of(value).value;
-  if (q.sign() < 0) errors.invalid(r.negative, path, value, "must be greater than or equal to 0");
-  if (is_integer_resource(name) && !q.is_whole_in_millis()) {
-    errors.invalid(r.integer, path, value, "must be an integer");
-  }
-  return q;
-}
-
-// Q-2…Q-6 (or their reuse) over a whole resource map, in sorted name order (validateResourceList).
-void check_resource_map(const ResourceRules& r, const JsonValue& map, const FieldPath& path,
-                        ErrorList& errors) {
-  for (const auto* m : SortedMembers(map)) {
-    const FieldPath entry = path.key(view(m->name));
-    check_resource(r, view(m->name), m->value, entry, errors);
-  }
-}
+// The rules a resource map's entries carry (resource_quantity_rules.hpp): Q-2…Q-6 in spec.overall,
+// elsewhere; QS-2 on a value that is not a quantity.
+constexpr ResourceRules kOverallResourceRules{rules::kQ2, rules::kQ3, rules::kQ4,
+                                              rules::kQ5, rules::kQ6, &kQS2};
+constexpr ResourceRules kAssignedResourceRules = ResourceRules::all(rules::kQ8, &kQS2);
+constexpr ResourceRules kStatusResourceRules = ResourceRules::all(rules::kQ11, &kQS2);
+constexpr ResourceRules kClusterStatusResourceRules = ResourceRules::all(rules::kQ13, &kQS2);
 
 // a cluster name (upstream's ValidateClusterName): not empty, at most 48 characters,
 // a DNS-1123 label (`must not contain dots` for an otherwise valid subdomain). An absent or null

@@ -130,7 +130,7 @@ bool check_element(const Rules& rules, const Node& row, const JsonValue& element
 // spells it (docs/compatibility.md, "Quantities"); any other value: kFormat.
 ParsedQuantity quantity_of(const JsonValue& value);
 
-// --- Values as upstream's Go structs marshal them ---
+// --- Values as upstream's Go structs marshal them (schema_readers.cpp) ---
 
 // `value` as encoding/json marshals the Go struct whose fields `fields` declares, in the table's
 // order (the Go field order when the table follows the Go type): compact, `<`, `>`, `&` escaped as
@@ -140,7 +140,7 @@ ParsedQuantity quantity_of(const JsonValue& value);
 // Numbers are written in their shortest form, not as typed (docs/compatibility.md).
 void append_struct_json(std::string& out, std::span<const Node> fields, const JsonValue& value);
 
-// --- Unknown fields ---
+// --- Unknown fields (schema_readers.cpp) ---
 
 // The members of `obj` that no row of `fields` declares, at every depth, as Forbidden errors of
 // `rule` (`check`'s K-U1: the API server refuses them under kubectl's --validate=strict).

@@ -1,3 +1,4 @@
+// The envelope (service.hpp): routing a request, decoding its AdmissionReview, running the handler.
 #include "admission/service.hpp"
 
 #include <exception>
@@ -6,12 +7,12 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/answer.hpp"
 #include "admission/registry.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
 #include "json/json.hpp"
 #include "json/json_reader.hpp"
-#include "util/base64.hpp"
 
 namespace kpw {
 namespace {
@@ -19,115 +20,12 @@ namespace {
 constexpr std::string_view kV1 = "admission.k8s.io/v1";
 constexpr std::string_view kV1beta1 = "admission.k8s.io/v1beta1";
 
-// What a thread keeps from review to review so that a typical one allocates nothing; a large
-// review's growth is given back by release_review_memory.
+// What a thread keeps from review to review so that a typical one allocates nothing (the answer's
+// own scratch is answer.cpp's); a large review's growth is given back by release_review_memory.
 struct Scratch {
   std::optional<AdmissionResult> result;
-  std::string cause;  // one cause's message while it is encoded
-  std::string patch;  // the patch as rendered, before base64
 };
 thread_local Scratch t_scratch;
-
-// The `apiVersion` to echo: empty until the review is known to be an AdmissionReview
-// (upstream answers pre-decode errors without apiVersion/kind).
-struct Envelope {
-  std::string_view api_version;
-  std::string_view uid;
-};
-
-void open_answer(const Envelope& env, std::string& out) {
-  out += '{';
-  if (!env.api_version.empty()) {
-    out += "\"apiVersion\":";
-    append_json_string(out, env.api_version);
-    out += ",\"kind\":\"AdmissionReview\",";
-  }
-  out += "\"response\":{\"uid\":";
-  append_json_string(out, env.uid);
-}
-
-// A request we could not judge: allowed:false with a code and no reason (controller-runtime's
-// Errored).
-void answer_error(const Envelope& env, unsigned code, std::string_view message,
-                  HttpAnswer& answer) {
-  std::string& out = answer.body;
-  open_answer(env, out);
-  out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
-  append_json_string(out, message);
-  out += ",\"code\":";
-  out += std::to_string(code);
-  out += "}}}";
-}
-
-// Warnings as the API server shows them (Warnings caps them as they are added).
-void append_warnings(const Warnings& warnings, std::string& out) {
-  if (warnings.empty()) return;
-  out += ",\"warnings\":[";
-  bool first = true;
-  for (const std::string& w : warnings.shown()) {
-    if (!first) out += ',';
-    first = false;
-    append_json_string(out, w);
-  }
-  if (warnings.dropped() > 0) {
-    if (!first) out += ',';
-    append_json_string(out, warnings.summary());
-  }
-  out += ']';
-}
-
-// The message of a denial is rendered once: into the answer, and kept for the log line.
-void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnswer& answer) {
-  std::string& out = answer.body;
-  open_answer(env, out);
-  if (result.errors.empty()) {
-    out += ",\"allowed\":true,\"status\":{\"metadata\":{},\"code\":200}";
-  } else {
-    std::string& message = answer.outcome.denial;
-    result.errors.append_message(message);
-    out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
-    append_json_string(out, message);
-    out += ",\"reason\":\"Forbidden\",\"details\":{\"causes\":[";
-    bool first = true;
-    std::string& body = t_scratch.cause;  // keeps its capacity from error to error
-    for (const FieldError& e : result.errors.errors()) {
-      if (!first) out += ',';
-      first = false;
-      out += "{\"type\":";
-      append_json_string(out, error_cause_type(e.type));
-      out += ",\"message\":";
-      body.clear();
-      e.append_body(body);
-      append_json_string(out, body);
-      out += ",\"field\":";
-      append_json_string(out, e.field);
-      out += '}';
-    }
-    if (result.errors.omitted() > 0) {  // one cause for the errors not shown, naming no field
-      out += ",{\"message\":";
-      append_json_string(out, result.errors.omitted_text());
-      out += '}';
-    }
-    out += "]},\"code\":403}";
-  }
-  if (!result.patch.empty()) {
-    // A mutator never denies, so a patch only rides on an allowed answer.
-    std::string& ops = t_scratch.patch;  // keeps its capacity from answer to answer
-    ops.clear();
-    result.patch.render(ops);
-    out += ",\"patch\":\"";
-    append_base64(out, ops);
-    out += "\",\"patchType\":\"JSONPatch\"";
-  }
-  append_warnings(result.warnings, out);
-  out += "}}";
-}
-
-void answer_plain(unsigned status, std::string_view text, HttpAnswer& answer) {
-  answer.status = status;
-  answer.content_type = "text/plain; charset=utf-8";
-  answer.body += text;
-}
 
 bool parse_operation(std::string_view text, Operation& op) {
   for (std::size_t i = 0; i < kOperationCount; ++i) {
@@ -290,20 +188,6 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   outcome.violations.assign(met.begin(), met.end());
 }
 
-void answer_internal_error(const Envelope& env, std::string_view what, HttpAnswer& answer) {
-  answer.status = 200;  // a judged failure, as controller-runtime's Errored answers it
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.close = false;
-  ReviewOutcome& outcome = answer.outcome;
-  outcome.reviewed = false;
-  outcome.internal_error = true;
-  outcome.denial.assign("internal error: ");
-  outcome.denial += what;
-  answer_error(env, 500, outcome.denial + " (the review was not judged; nothing was admitted)",
-               answer);
-}
-
 MutationDefaults& defaults_storage() {
   static MutationDefaults defaults;
   return defaults;
@@ -396,8 +280,7 @@ void release_review_memory() {
   thread_json_arena().release();
   release_json_reader_memory();
   t_scratch.result.reset();
-  std::string().swap(t_scratch.cause);
-  std::string().swap(t_scratch.patch);
+  release_answer_memory();
 }
 
 void answer_too_large(std::size_t limit, HttpAnswer& answer) {
