@@ -6,8 +6,8 @@
 #pragma once
 
 #include "admission/field_error.hpp"
-#include "json/json.hpp"
 #include "admission/json_patch.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 

@@ -53,7 +53,8 @@ void default_spread_constraints(const JsonValue* placement, const FieldPath& pla
     const JsonValue& c = (*constraints)[i];
     if (!c.IsObject()) continue;
     const FieldPath item = list.index(i);
-    if (string_or_empty(&c, "spreadByField").empty() && string_or_empty(&c, "spreadByLabel").empty() &&
+    if (string_or_empty(&c, "spreadByField").empty() &&
+        string_or_empty(&c, "spreadByLabel").empty() &&
         (absent(&c, "spreadByField") || member(&c, "spreadByField")->IsString())) {
       patch.set(item.child("spreadByField"), std::string_view("cluster"));
     }
@@ -130,7 +131,8 @@ void default_application_failover(const JsonValue* spec, const FieldPath& spec_p
 void default_priority_and_preemption(const JsonValue* spec, const FieldPath& spec_path,
                                      JsonPatch& patch) {
   if (absent(spec, "priority")) patch.set(spec_path.child("priority"), std::int64_t{0});
-  if (absent(spec, "preemption")) patch.set(spec_path.child("preemption"), std::string_view("Never"));
+  if (absent(spec, "preemption"))
+    patch.set(spec_path.child("preemption"), std::string_view("Never"));
 }
 
 // M-6 and M-7 (CREATE only): a fresh permanent id, always (upstream overwrites a user's value),

@@ -1,4 +1,5 @@
-// Defaulting for PropagationPolicy and ClusterPropagationPolicy (docs/rules.md, docs/compatibility.md "Mutation").
+// Defaulting for PropagationPolicy and ClusterPropagationPolicy (docs/rules.md,
+// docs/compatibility.md "Mutation").
 #pragma once
 
 #include "admission/review.hpp"

@@ -9,9 +9,9 @@
 #include <vector>
 
 #include "admission/field_error.hpp"
-#include "json/json.hpp"
 #include "admission/json_patch.hpp"
 #include "admission/warnings.hpp"
+#include "json/json.hpp"
 
 namespace kpw {
 

@@ -21,7 +21,8 @@ inline constexpr std::string_view kPpPermanentIdLabel = "propagationpolicy.karma
 inline constexpr std::string_view kCppPermanentIdLabel =
     "clusterpropagationpolicy.karmada.io/permanent-id";
 inline constexpr std::string_view kPpFinalizer = "karmada.io/propagation-policy-controller";
-inline constexpr std::string_view kCppFinalizer = "karmada.io/cluster-propagation-policy-controller";
+inline constexpr std::string_view kCppFinalizer =
+    "karmada.io/cluster-propagation-policy-controller";
 // The CRD's default for spec.schedulerName.
 inline constexpr std::string_view kDefaultScheduler = "default-scheduler";
 

@@ -18,7 +18,7 @@ struct Options {
   bool strict = false;                        // an object of a kind we do not serve is an error
   bool quiet = false;                         // text: problems only, no summary
   bool warnings_as_errors = false;
-  bool show_defaults = false;                 // json/yaml: the object as it would be stored
+  bool show_defaults = false;  // json/yaml: the object as it would be stored
   UnknownFields unknown_fields = UnknownFields::kError;  // --unknown-fields
   OutputFormat output = OutputFormat::kText;
 };

@@ -23,7 +23,6 @@ enum class UnknownFields { kError, kWarn, kIgnore };
 // K-U1: the fields of `object` that its kind's schema does not declare (the top level, metadata,
 // and for PropagationPolicy / ClusterPropagationPolicy the whole spec), as errors.
 // `spec_fields`: the kind's spec walk (the kind table's), nullptr when its spec is not walked.
-void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields,
-                          ErrorList& errors);
+void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields, ErrorList& errors);
 
 }  // namespace kpw::check

@@ -72,8 +72,7 @@ class PlainSession : public std::enable_shared_from_this<PlainSession> {
   http::response<http::string_body> res_;
 };
 
-class Listener final : public PlainHttpListener,
-                       public std::enable_shared_from_this<Listener> {
+class Listener final : public PlainHttpListener, public std::enable_shared_from_this<Listener> {
  public:
   Listener(net::io_context& ioc, PlainHandler handler)
       : ioc_(ioc), acceptor_(ioc), handler_(std::move(handler)) {}
@@ -85,22 +84,21 @@ class Listener final : public PlainHttpListener,
       return "\"" + address + "\" is not host:port or :port";
     }
     error_code ec;
-    const net::ip::address ip =
-        host.empty() ? net::ip::address(net::ip::address_v4::any()) : net::ip::make_address(host, ec);
+    const net::ip::address ip = host.empty() ? net::ip::address(net::ip::address_v4::any())
+                                             : net::ip::make_address(host, ec);
     if (ec) return "\"" + address + "\": " + host + " is not an IP address";
     return listen_on(acceptor_, tcp::endpoint(ip, port), address);
   }
 
   void accept() {
-    acceptor_.async_accept(net::make_strand(ioc_),
-                           [self = shared_from_this()](error_code ec, tcp::socket socket) {
-                             if (!self->acceptor_.is_open()) return;
-                             if (!ec) {
-                               std::make_shared<PlainSession>(std::move(socket), self->handler_)
-                                   ->read();
-                             }
-                             self->accept();
-                           });
+    acceptor_.async_accept(
+        net::make_strand(ioc_), [self = shared_from_this()](error_code ec, tcp::socket socket) {
+          if (!self->acceptor_.is_open()) return;
+          if (!ec) {
+            std::make_shared<PlainSession>(std::move(socket), self->handler_)->read();
+          }
+          self->accept();
+        });
   }
 
   void close() override {
@@ -144,8 +142,7 @@ bool split_host_port(const std::string& address, std::string& host, unsigned sho
 }
 
 std::optional<std::string> PlainHttpListener::open(boost::asio::io_context& ioc,
-                                                   const std::string& address,
-                                                   PlainHandler handler,
+                                                   const std::string& address, PlainHandler handler,
                                                    std::shared_ptr<PlainHttpListener>& out) {
   auto listener = std::make_shared<Listener>(ioc, std::move(handler));
   if (auto error = listener->bind(address)) return error;

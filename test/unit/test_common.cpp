@@ -143,8 +143,7 @@ TEST_CASE("common: an annotation map: keys case-insensitive qualified names, 256
   Doc large(R"({"a":")" + big + R"(","b":"c"})");
   ErrorList size;
   CHECK_FALSE(kpw::check_annotation_map(rules::kKM3, large.root(), path, size));
-  CHECK(lines(size) ==
-        Lines{"K-M3 annotations: Too long: may not be more than 262144 bytes"});
+  CHECK(lines(size) == Lines{"K-M3 annotations: Too long: may not be more than 262144 bytes"});
 }
 
 TEST_CASE("common: a JSON pointer is empty or starts with a slash") {

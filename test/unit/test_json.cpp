@@ -1,6 +1,5 @@
 // Bounded, in-place JSON parsing: depth, duplicate keys, UTF-8.
 #include <catch2/catch.hpp>
-
 #include <cstdint>
 #include <random>
 #include <set>
@@ -83,8 +82,8 @@ TEST_CASE("json: scalar rendering for messages") {
 
 TEST_CASE("json: unpaired surrogate escapes are refused - the answer must stay UTF-8") {
   kpw::JsonArena arena;
-  for (const char* text : {R"({"uid":"\udc00x"})", R"({"uid":"\udfff"})", R"({"\udc00":1})",
-                           R"({"uid":"x\ud800"})"}) {
+  for (const char* text :
+       {R"({"uid":"\udc00x"})", R"({"uid":"\udfff"})", R"({"\udc00":1})", R"({"uid":"x\ud800"})"}) {
     std::string t = text;
     CHECK_FALSE(arena.parse_in_place(t).ok);
   }
@@ -108,7 +107,9 @@ struct Parsed {
   const kpw::JsonValue& root() { return arena.document(); }
 };
 
-std::string decoded(const kpw::JsonValue& v) { return std::string(v.GetString(), v.GetStringLength()); }
+std::string decoded(const kpw::JsonValue& v) {
+  return std::string(v.GetString(), v.GetStringLength());
+}
 
 }  // namespace
 
@@ -141,9 +142,9 @@ TEST_CASE("json reader: numbers beyond 64-bit integers and fractions are doubles
 }
 
 TEST_CASE("json reader: malformed numbers and numbers beyond a double are refused") {
-  for (const char* text : {"[1e400]", "[-1e400]", "[01]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-]",
-                           "[+1]", "[0x10]", "[NaN]", "[Infinity]", "[-Infinity]", "[1.5.2]",
-                           "[--1]", "[1e5e]"}) {
+  for (const char* text :
+       {"[1e400]", "[-1e400]", "[01]", "[1.]", "[.5]", "[1e]", "[1e+]", "[-]", "[+1]", "[0x10]",
+        "[NaN]", "[Infinity]", "[-Infinity]", "[1.5.2]", "[--1]", "[1e5e]"}) {
     INFO(text);
     Parsed p(text);
     CHECK_FALSE(p.result.ok);
@@ -182,8 +183,11 @@ TEST_CASE("json reader: escapes and UTF-8 at every position around the 16-byte s
   struct Sample {
     std::string json, bytes;
   };
-  const Sample samples[] = {{"\\n", "\n"}, {"\\u00e9", "\xC3\xA9"}, {"\\\"", "\""},
-                            {"\xE2\x82\xAC", "\xE2\x82\xAC"}, {"\\ud83d\\ude00", "\xF0\x9F\x98\x80"}};
+  const Sample samples[] = {{"\\n", "\n"},
+                            {"\\u00e9", "\xC3\xA9"},
+                            {"\\\"", "\""},
+                            {"\xE2\x82\xAC", "\xE2\x82\xAC"},
+                            {"\\ud83d\\ude00", "\xF0\x9F\x98\x80"}};
   for (const Sample& s : samples) {
     for (std::size_t length = 1; length <= 40; ++length) {
       for (std::size_t at = 0; at <= length; ++at) {
@@ -220,9 +224,13 @@ TEST_CASE("json reader: control characters must be escaped and DEL need not be")
     INFO(static_cast<int>(c));
     CHECK_FALSE(p.result.ok);
   }
-  Parsed del("[\"a\x7f" "b\"]");
+  Parsed del(
+      "[\"a\x7f"
+      "b\"]");
   REQUIRE(del.result.ok);
-  CHECK(decoded(del.root()[0]) == "a\x7f" "b");
+  CHECK(decoded(del.root()[0]) ==
+        "a\x7f"
+        "b");
 }
 
 TEST_CASE("json reader: every ASCII byte at every position of the scan is judged alike") {
@@ -247,9 +255,9 @@ TEST_CASE("json reader: every ASCII byte at every position of the scan is judged
 }
 
 TEST_CASE("json reader: UTF-8 in strings is checked and bytes outside strings are refused") {
-  for (const char* text : {"[\"\xC0\xAF\"]", "[\"\xED\xA0\x80\"]", "[\"\xF4\x90\x80\x80\"]",
-                           "[\"\xE2\x82\"]", "[\"\x80\"]", "[\"\xF0\x9F\x98\"]", "[\xC3\xA9]",
-                           "{\"a\":1}\xC2\xA0"}) {
+  for (const char* text :
+       {"[\"\xC0\xAF\"]", "[\"\xED\xA0\x80\"]", "[\"\xF4\x90\x80\x80\"]", "[\"\xE2\x82\"]",
+        "[\"\x80\"]", "[\"\xF0\x9F\x98\"]", "[\xC3\xA9]", "{\"a\":1}\xC2\xA0"}) {
     INFO(text);
     Parsed p(text);
     CHECK_FALSE(p.result.ok);
@@ -280,7 +288,9 @@ TEST_CASE("json reader: whitespace is the four RFC 8259 characters only") {
   REQUIRE(p.result.ok);
   CHECK(string_at(p.root(), "/a/1") == std::string("b"));
   CHECK(value_at(p.root(), "/c").IsObject());
-  for (const char* text : {"\f{}", "{}\v", "[1,\xC2\xA0" "2]"}) {
+  for (const char* text : {"\f{}", "{}\v",
+                           "[1,\xC2\xA0"
+                           "2]"}) {
     INFO(text);
     Parsed bad(text);
     CHECK_FALSE(bad.result.ok);
@@ -292,9 +302,9 @@ TEST_CASE("json reader: literals whole or refused and nothing after the root") {
   REQUIRE(p.result.ok);
   REQUIRE(kpw::test::array_at(p.root(), "").Size() == 3);
   CHECK((p.root()[0].IsTrue() && p.root()[1].IsFalse() && p.root()[2].IsNull()));
-  for (const char* text : {"tru", "nul", "fals", "truex", "[true false]", "{} {}", "1 2", "   ",
-                           "[1,]", "{\"a\":1,}", "[,1]", "{,}", "{\"a\"}", "{\"a\" 1}", "{1:2}",
-                           "[1", "{\"a\":1", "]"}) {
+  for (const char* text :
+       {"tru", "nul", "fals", "truex", "[true false]", "{} {}", "1 2", "   ", "[1,]", "{\"a\":1,}",
+        "[,1]", "{,}", "{\"a\"}", "{\"a\" 1}", "{1:2}", "[1", "{\"a\":1", "]"}) {
     INFO(text);
     Parsed bad(text);
     CHECK_FALSE(bad.result.ok);

@@ -1,9 +1,8 @@
 // The JSON Patch builder: RFC 6902 ops that apply to the object as it arrived.
-#include <catch2/catch.hpp>
-
 #include <rapidjson/stringbuffer.h>
 #include <rapidjson/writer.h>
 
+#include <catch2/catch.hpp>
 #include <iterator>
 #include <random>
 #include <string>
@@ -53,17 +52,17 @@ std::string patched(const std::string& object, F mutate, std::string* ops = null
 TEST_CASE("patch: add when absent / replace when present or null") {
   const FieldPath spec = FieldPath::root("spec");
   std::string ops;
-  auto out = patched(
-      R"({"spec":{"a":1,"b":null}})",
-      [&](JsonPatch& p) {
-        p.set(spec.child("a"), std::int64_t{2});
-        p.set(spec.child("b"), std::string_view("x"));
-        p.set(spec.child("c"), true);
-      },
-      &ops);
+  auto out = patched(R"({"spec":{"a":1,"b":null}})",
+                     [&](JsonPatch& p) {
+                       p.set(spec.child("a"), std::int64_t{2});
+                       p.set(spec.child("b"), std::string_view("x"));
+                       p.set(spec.child("c"), true);
+                     },
+                     &ops);
   CHECK(out == R"({"spec":{"a":2,"b":"x","c":true}})");
-  CHECK(ops ==
-        R"([{"op":"replace","path":"/spec/a","value":2},{"op":"replace","path":"/spec/b","value":"x"},{"op":"add","path":"/spec/c","value":true}])");
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/spec/a","value":2},{"op":"replace","path":"/spec/b","value":"x"},{"op":"add","path":"/spec/c","value":true}])");
 }
 
 TEST_CASE("patch: a missing parent is created by one add holding everything below") {
@@ -72,26 +71,26 @@ TEST_CASE("patch: a missing parent is created by one add holding everything belo
   const FieldPath app = failover.child("application");
   const FieldPath dc = app.child("decisionConditions");
   std::string ops;
-  auto out = patched(
-      R"({"spec":{"failover":{"application":{"purgeMode":"Never"}}}})",
-      [&](JsonPatch& p) {
-        p.set(dc.child("tolerationSeconds"), std::int64_t{10});
-        p.set(dc.child("other"), std::int64_t{1});
-      },
-      &ops);
-  CHECK(ops ==
-        R"([{"op":"add","path":"/spec/failover/application/decisionConditions","value":{"tolerationSeconds":10,"other":1}}])");
-  CHECK(out ==
-        R"({"spec":{"failover":{"application":{"purgeMode":"Never","decisionConditions":{"tolerationSeconds":10,"other":1}}}}})");
+  auto out = patched(R"({"spec":{"failover":{"application":{"purgeMode":"Never"}}}})",
+                     [&](JsonPatch& p) {
+                       p.set(dc.child("tolerationSeconds"), std::int64_t{10});
+                       p.set(dc.child("other"), std::int64_t{1});
+                     },
+                     &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"add","path":"/spec/failover/application/decisionConditions","value":{"tolerationSeconds":10,"other":1}}])");
+  CHECK(
+      out ==
+      R"({"spec":{"failover":{"application":{"purgeMode":"Never","decisionConditions":{"tolerationSeconds":10,"other":1}}}}})");
 }
 
 TEST_CASE("patch: a null parent is replaced / not added below") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels = metadata.child("labels");
   std::string ops;
-  patched(
-      R"({"metadata":{"labels":null}})",
-      [&](JsonPatch& p) { p.set(labels.key("a.io/id"), std::string_view("v")); }, &ops);
+  patched(R"({"metadata":{"labels":null}})",
+          [&](JsonPatch& p) { p.set(labels.key("a.io/id"), std::string_view("v")); }, &ops);
   CHECK(ops == R"([{"op":"replace","path":"/metadata/labels","value":{"a.io/id":"v"}}])");
 }
 
@@ -99,9 +98,9 @@ TEST_CASE("patch: pointer tokens escape ~ and / (RFC 6901)") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels = metadata.child("labels");
   std::string ops;
-  auto out = patched(
-      R"({"metadata":{"labels":{"x":"1"}}})",
-      [&](JsonPatch& p) { p.set(labels.key("a.io/b~c"), std::string_view("v")); }, &ops);
+  auto out =
+      patched(R"({"metadata":{"labels":{"x":"1"}}})",
+              [&](JsonPatch& p) { p.set(labels.key("a.io/b~c"), std::string_view("v")); }, &ops);
   CHECK(ops == R"([{"op":"add","path":"/metadata/labels/a.io~1b~0c","value":"v"}])");
   CHECK(out == R"({"metadata":{"labels":{"x":"1","a.io/b~c":"v"}}})");
 }
@@ -110,9 +109,8 @@ TEST_CASE("patch: append to an array / or create it") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath finalizers = metadata.child("finalizers");
   std::string ops;
-  auto out = patched(
-      R"({"metadata":{"finalizers":["a/b"]}})",
-      [&](JsonPatch& p) { p.append(finalizers, "k/x"); }, &ops);
+  auto out = patched(R"({"metadata":{"finalizers":["a/b"]}})",
+                     [&](JsonPatch& p) { p.append(finalizers, "k/x"); }, &ops);
   CHECK(ops == R"([{"op":"add","path":"/metadata/finalizers/-","value":"k/x"}])");
   CHECK(out == R"({"metadata":{"finalizers":["a/b","k/x"]}})");
   auto created = patched(R"({"metadata":{}})", [&](JsonPatch& p) {
@@ -126,8 +124,9 @@ TEST_CASE("patch: indexes walk existing array elements") {
   const FieldPath spec = FieldPath::root("spec");
   const FieldPath sels = spec.child("resourceSelectors");
   const FieldPath sel1 = sels.index(1);
-  auto out = patched(R"({"spec":{"resourceSelectors":[{"kind":"A"},{"kind":"B"}]}})",
-                     [&](JsonPatch& p) { p.set(sel1.child("namespace"), std::string_view("ns1")); });
+  auto out =
+      patched(R"({"spec":{"resourceSelectors":[{"kind":"A"},{"kind":"B"}]}})",
+              [&](JsonPatch& p) { p.set(sel1.child("namespace"), std::string_view("ns1")); });
   CHECK(out == R"({"spec":{"resourceSelectors":[{"kind":"A"},{"kind":"B","namespace":"ns1"}]}})");
 }
 
@@ -169,24 +168,24 @@ TEST_CASE("patch: base64 per RFC 4648") {
 TEST_CASE("patch: remove what is there / nothing for what is absent") {
   const FieldPath spec = FieldPath::root("spec");
   std::string ops;
-  auto out = patched(
-      R"({"spec":{"a":1,"b":{"c":2},"d":null}})",
-      [&](JsonPatch& p) {
-        const FieldPath b = spec.child("b");
-        p.remove(b.child("c"));
-        p.remove(spec.child("d"));
-        p.remove(spec.child("absent"));
-        p.set(spec.child("e"), true);
-        p.remove(spec.child("e"));  // set then removed: no op at all
-        const FieldPath n = spec.child("new");
-        p.set(n.child("x"), true);
-        p.set(n.child("y"), true);
-        p.remove(n.child("x"));  // inside the value this patch adds
-      },
-      &ops);
+  auto out = patched(R"({"spec":{"a":1,"b":{"c":2},"d":null}})",
+                     [&](JsonPatch& p) {
+                       const FieldPath b = spec.child("b");
+                       p.remove(b.child("c"));
+                       p.remove(spec.child("d"));
+                       p.remove(spec.child("absent"));
+                       p.set(spec.child("e"), true);
+                       p.remove(spec.child("e"));  // set then removed: no op at all
+                       const FieldPath n = spec.child("new");
+                       p.set(n.child("x"), true);
+                       p.set(n.child("y"), true);
+                       p.remove(n.child("x"));  // inside the value this patch adds
+                     },
+                     &ops);
   CHECK(out == R"({"spec":{"a":1,"b":{},"new":{"y":true}}})");
-  CHECK(ops ==
-        R"([{"op":"remove","path":"/spec/b/c"},{"op":"remove","path":"/spec/d"},{"op":"add","path":"/spec/new","value":{"y":true}}])");
+  CHECK(
+      ops ==
+      R"([{"op":"remove","path":"/spec/b/c"},{"op":"remove","path":"/spec/d"},{"op":"add","path":"/spec/new","value":{"y":true}}])");
 }
 
 namespace {
@@ -255,8 +254,9 @@ TEST_CASE("patch: 500 000 sets on distinct elements of a large array render ever
   std::size_t wrong = 0;
   for (rapidjson::SizeType i = 0; i < kItems; ++i) {
     const kpw::JsonValue* x = kpw::find_member(applied[i], "x");
-    const bool ok = x != nullptr && (i % 1000 == 0 ? x->IsString()
-                                                   : x->IsInt64() && x->GetInt64() == std::int64_t(i));
+    const bool ok =
+        x != nullptr &&
+        (i % 1000 == 0 ? x->IsString() : x->IsInt64() && x->GetInt64() == std::int64_t(i));
     wrong += ok ? 0 : 1;
   }
   CHECK(wrong == 0);
@@ -482,23 +482,22 @@ TEST_CASE("patch: a walk resumed from the last one still sees null, absent and m
   const FieldPath arr0 = arr.index(0);
   const FieldPath n = spec.child("n");
   std::string ops;
-  patched(
-      R"({"spec":{"a":{"b":1},"arr":[{"c":1}],"n":null,"o":{"0":{}}}})",
-      [&](JsonPatch& p) {
-        p.set(a.child("b"), std::int64_t{2});
-        p.set(a.child("c"), std::int64_t{3});  // beside the last target
-        const FieldPath a_b = a.child("b");
-        p.set(a_b.child("d"), std::int64_t{4});  // below a number: nothing
-        p.set(arr0.child("c"), std::int64_t{5});
-        const FieldPath o = spec.child("o");
-        const FieldPath o0 = o.key("0");
-        const FieldPath arr_named0 = arr.key("0");
-        p.set(o0.child("e"), std::int64_t{6});
-        p.set(arr_named0.child("e"), std::int64_t{7});  // a name does not walk an array
-        p.remove(n.child("x"));                        // nothing below null to remove
-        p.set(n.child("x"), std::int64_t{8});          // the null is replaced
-      },
-      &ops);
+  patched(R"({"spec":{"a":{"b":1},"arr":[{"c":1}],"n":null,"o":{"0":{}}}})",
+          [&](JsonPatch& p) {
+            p.set(a.child("b"), std::int64_t{2});
+            p.set(a.child("c"), std::int64_t{3});  // beside the last target
+            const FieldPath a_b = a.child("b");
+            p.set(a_b.child("d"), std::int64_t{4});  // below a number: nothing
+            p.set(arr0.child("c"), std::int64_t{5});
+            const FieldPath o = spec.child("o");
+            const FieldPath o0 = o.key("0");
+            const FieldPath arr_named0 = arr.key("0");
+            p.set(o0.child("e"), std::int64_t{6});
+            p.set(arr_named0.child("e"), std::int64_t{7});  // a name does not walk an array
+            p.remove(n.child("x"));                         // nothing below null to remove
+            p.set(n.child("x"), std::int64_t{8});           // the null is replaced
+          },
+          &ops);
   CHECK(
       ops ==
       R"([{"op":"replace","path":"/spec/a/b","value":2},{"op":"add","path":"/spec/a/c","value":3},{"op":"replace","path":"/spec/arr/0/c","value":5},{"op":"add","path":"/spec/o/0/e","value":6},{"op":"replace","path":"/spec/n","value":{"x":8}}])");
@@ -639,16 +638,16 @@ TEST_CASE("patch: past kMaxBytes a patch stops growing and says it is too large"
 TEST_CASE("patch: set after remove replaces the member") {
   const FieldPath spec = FieldPath::root("spec");
   std::string ops;
-  auto out = patched(
-      R"({"spec":{"preemption":"","names":["a"]}})",
-      [&](JsonPatch& p) {
-        p.remove(spec.child("preemption"));
-        p.set(spec.child("preemption"), std::string_view("Never"));
-        p.remove(spec.child("names"));
-        p.append(spec.child("names"), "b");
-      },
-      &ops);
+  auto out = patched(R"({"spec":{"preemption":"","names":["a"]}})",
+                     [&](JsonPatch& p) {
+                       p.remove(spec.child("preemption"));
+                       p.set(spec.child("preemption"), std::string_view("Never"));
+                       p.remove(spec.child("names"));
+                       p.append(spec.child("names"), "b");
+                     },
+                     &ops);
   CHECK(out == R"({"spec":{"preemption":"Never","names":["b"]}})");
-  CHECK(ops ==
-        R"([{"op":"replace","path":"/spec/preemption","value":"Never"},{"op":"replace","path":"/spec/names","value":["b"]}])");
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/spec/preemption","value":"Never"},{"op":"replace","path":"/spec/names","value":["b"]}])");
 }

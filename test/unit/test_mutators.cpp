@@ -2,7 +2,6 @@
 // WorkloadRebalancer / ScheduleTrigger defaults. Each case applies the patch (RFC 6902, strictly)
 // and reads the object that results.
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "mutators/propagation_policy.hpp"
@@ -20,7 +19,8 @@ namespace {
 constexpr const char* kLabel = "/metadata/labels/propagationpolicy.karmada.io~1permanent-id";
 
 // A PP in ns1 with `spec` members (no labels: the CREATE mutation adds them).
-std::string pp(std::string_view spec, std::string_view metadata = R"("name":"p","namespace":"ns1")") {
+std::string pp(std::string_view spec,
+               std::string_view metadata = R"("name":"p","namespace":"ns1")") {
   return R"({"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy","metadata":{)" +
          std::string(metadata) + R"(},"spec":{)" + std::string(spec) + "}}";
 }
@@ -28,9 +28,13 @@ std::string pp(std::string_view spec, std::string_view metadata = R"("name":"p",
 constexpr std::string_view kSelector =
     R"("resourceSelectors":[{"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":"d"}],"priority":0,"preemption":"Never")";
 
-std::string with(std::string_view extra) { return std::string(kSelector) + "," + std::string(extra); }
+std::string with(std::string_view extra) {
+  return std::string(kSelector) + "," + std::string(extra);
+}
 
-Mutation create(const std::string& object) { return mutate(&kpw::mutate_propagation_policy, object); }
+Mutation create(const std::string& object) {
+  return mutate(&kpw::mutate_propagation_policy, object);
+}
 
 Mutation update(const std::string& object) {
   return mutate(&kpw::mutate_propagation_policy, object, Call::update_of(object));
@@ -92,25 +96,35 @@ TEST_CASE("M-4 divided replicas are Weighted unless a preference is given") {
   };
   const char* pref = "/spec/placement/replicaScheduling/replicaDivisionPreference";
   CHECK(rs(R"({"replicaSchedulingType":"Divided"})").string(pref) == "Weighted");
-  CHECK(rs(R"({"replicaSchedulingType":"Divided","replicaDivisionPreference":""})").string(pref) == "Weighted");
-  CHECK(rs(R"({"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"})").string(pref) == "Aggregated");
+  CHECK(rs(R"({"replicaSchedulingType":"Divided","replicaDivisionPreference":""})").string(pref) ==
+        "Weighted");
+  CHECK(rs(R"({"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"})")
+            .string(pref) == "Aggregated");
   CHECK_FALSE(rs(R"({"replicaSchedulingType":"Duplicated"})").has(pref));
   CHECK_FALSE(rs("{}").has(pref));
 }
 
 TEST_CASE("M-5 graceful purge modes of both generations get a 600 s grace period") {
   auto app = [](std::string_view body) {
-    return create(pp(with(R"("propagateDeps":true,"failover":{"application":)" + std::string(body) + "}")));
+    return create(
+        pp(with(R"("propagateDeps":true,"failover":{"application":)" + std::string(body) + "}")));
   };
   const char* grace = "/spec/failover/application/gracePeriodSeconds";
-  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Gracefully"})").integer(grace) == 600);
-  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Graciously"})").integer(grace) == 600);
-  CHECK_FALSE(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Directly"})").has(grace));
-  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Gracefully","gracePeriodSeconds":0})").integer(grace) == 0);
+  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Gracefully"})")
+            .integer(grace) == 600);
+  CHECK(app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Graciously"})")
+            .integer(grace) == 600);
+  CHECK_FALSE(
+      app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Directly"})").has(grace));
+  CHECK(
+      app(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Gracefully","gracePeriodSeconds":0})")
+          .integer(grace) == 0);
 }
 
 TEST_CASE("M-6 CREATE always sets a fresh permanent id") {
-  const Mutation m = create(pp(kSelector, R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"user","app":"x"})"));
+  const Mutation m = create(pp(
+      kSelector,
+      R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"user","app":"x"})"));
   REQUIRE(m.error.empty());
   const std::string id = m.string(kLabel);
   CHECK(id.size() == 36);
@@ -134,8 +148,8 @@ TEST_CASE("M-7 the finalizer is appended once") {
   REQUIRE(m.error.empty());
   CHECK(m.string("/metadata/finalizers/0") == "a/b");
   CHECK(m.string("/metadata/finalizers/1") == "karmada.io/propagation-policy-controller");
-  const Mutation present =
-      create(pp(kSelector, R"("name":"p","finalizers":["karmada.io/propagation-policy-controller"])"));
+  const Mutation present = create(
+      pp(kSelector, R"("name":"p","finalizers":["karmada.io/propagation-policy-controller"])"));
   CHECK(kpw::test::array_at(present.doc, "/metadata/finalizers").Size() == 1);
 }
 
@@ -143,10 +157,12 @@ TEST_CASE("design defaults priority 0 and preemption Never only when absent") {
   const Mutation absent = create(pp(R"("resourceSelectors":[])"));
   CHECK(absent.integer("/spec/priority") == 0);
   CHECK(absent.string("/spec/preemption") == "Never");
-  const Mutation null_values = create(pp(R"("resourceSelectors":[],"priority":null,"preemption":null)"));
+  const Mutation null_values =
+      create(pp(R"("resourceSelectors":[],"priority":null,"preemption":null)"));
   REQUIRE(null_values.error.empty());
   CHECK(null_values.integer("/spec/priority") == 0);
-  const Mutation explicit_values = create(pp(R"("resourceSelectors":[],"priority":-3,"preemption":"Always")"));
+  const Mutation explicit_values =
+      create(pp(R"("resourceSelectors":[],"priority":-3,"preemption":"Always")"));
   CHECK(explicit_values.integer("/spec/priority") == -3);
   CHECK(explicit_values.string("/spec/preemption") == "Always");
 }
@@ -190,8 +206,9 @@ TEST_CASE("mutation is idempotent - the patched object needs no second patch") {
 }
 
 TEST_CASE("a mutator never denies a decodable object") {
-  for (const char* odd : {R"({"spec":[]})", R"({"metadata":7,"spec":{"placement":"x"}})",
-                          R"({"spec":{"resourceSelectors":{"a":1},"failover":{"application":3}}})"}) {
+  for (const char* odd :
+       {R"({"spec":[]})", R"({"metadata":7,"spec":{"placement":"x"}})",
+        R"({"spec":{"resourceSelectors":{"a":1},"failover":{"application":3}}})"}) {
     const Mutation m = create(odd);
     CHECK(m.error.empty());
   }
@@ -215,18 +232,20 @@ TEST_CASE("WorkloadRebalancer TTL is defaulted only with the flag") {
 }
 
 TEST_CASE("ScheduleTrigger defaults retry 3 and auto-clean 60 - zeros stay") {
-  const Mutation m = mutate(&kpw::mutate_schedule_trigger,
-                            R"({"kind":"ScheduleTrigger","spec":{"targetRefPolicy":[{"name":"p"}]}})",
-                            Call::cluster_scoped());
+  const Mutation m =
+      mutate(&kpw::mutate_schedule_trigger,
+             R"({"kind":"ScheduleTrigger","spec":{"targetRefPolicy":[{"name":"p"}]}})",
+             Call::cluster_scoped());
   REQUIRE(m.error.empty());
   CHECK(m.integer("/spec/retryAfterSeconds") == 3);
   CHECK(m.integer("/spec/autoCleanAfterMinutes") == 60);
   CHECK(mutate(&kpw::mutate_schedule_trigger,
-               R"({"spec":{"retryAfterSeconds":0,"autoCleanAfterMinutes":0}})", Call::cluster_scoped())
+               R"({"spec":{"retryAfterSeconds":0,"autoCleanAfterMinutes":0}})",
+               Call::cluster_scoped())
             .patch.empty());
-  const Mutation null_retry = mutate(&kpw::mutate_schedule_trigger,
-                                     R"({"spec":{"retryAfterSeconds":null,"autoCleanAfterMinutes":5}})",
-                                     Call::cluster_scoped());
+  const Mutation null_retry = mutate(
+      &kpw::mutate_schedule_trigger,
+      R"({"spec":{"retryAfterSeconds":null,"autoCleanAfterMinutes":5}})", Call::cluster_scoped());
   CHECK(null_retry.integer("/spec/retryAfterSeconds") == 3);
   CHECK(null_retry.integer("/spec/autoCleanAfterMinutes") == 5);
   const Mutation no_spec = mutate(&kpw::mutate_schedule_trigger, R"({"kind":"ScheduleTrigger"})",

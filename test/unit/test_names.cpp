@@ -1,6 +1,5 @@
 // Name grammars: DNS-1123 labels and subdomains, qualified names (V-P4, V-P8, V-W1, V-F5 use them).
 #include <catch2/catch.hpp>
-
 #include <string>
 
 #include "util/names.hpp"
@@ -28,7 +27,8 @@ TEST_CASE("names: DNS-1123 subdomain") {
   CHECK_FALSE(check_dns1123_subdomain(".a").ok());
   CHECK_FALSE(check_dns1123_subdomain("a.").ok());
   CHECK_FALSE(check_dns1123_subdomain("Example.com").ok());
-  CHECK(check_dns1123_subdomain(std::string(254, 'a')).count == 1);  // too long only: labels in a subdomain have no own limit
+  CHECK(check_dns1123_subdomain(std::string(254, 'a')).count ==
+        1);  // too long only: labels in a subdomain have no own limit
 }
 
 TEST_CASE("names: qualified name accepts label keys") {
@@ -46,9 +46,7 @@ TEST_CASE("names: qualified name problems as apimachinery words them") {
     CHECK(p.messages[0] == "name part must be non-empty");
     CHECK(p.messages[1].substr(0, 32) == "name part must consist of alphan");
   }
-  SECTION("space in the name part (C13)") {
-    CHECK(check_qualified_name("group 1").count == 1);
-  }
+  SECTION("space in the name part (C13)") { CHECK(check_qualified_name("group 1").count == 1); }
   SECTION("uppercase prefix (C16)") {
     auto p = check_qualified_name("Example.com/g");
     REQUIRE(p.count == 1);
@@ -70,7 +68,9 @@ TEST_CASE("names: qualified name problems as apimachinery words them") {
     REQUIRE(p.count == 1);
     CHECK(p.messages[0] == "prefix part must be non-empty");
   }
-  SECTION("leading dash (V-F5 starts with dash)") { CHECK(check_qualified_name("-bad").count == 1); }
+  SECTION("leading dash (V-F5 starts with dash)") {
+    CHECK(check_qualified_name("-bad").count == 1);
+  }
   SECTION("at most four problems") {
     auto p = check_qualified_name(std::string(254, 'A') + "/" + std::string(64, '-'));
     CHECK(p.count == 4);

@@ -2,7 +2,6 @@
 // upstream's V- rules with their nil-versus-empty cases, the schema rules SC-; docs/rules.md: the
 // D- rules). Paths and types as docs/compatibility.md lists them.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -47,7 +46,8 @@ std::string pp(std::string_view extra = "", std::string_view selectors = "") {
 }
 
 std::string cpp(std::string_view extra = "", std::string_view selectors = "") {
-  return edit(pp(extra, selectors), "\"propagationpolicy.karmada.io", "\"clusterpropagationpolicy.karmada.io");
+  return edit(pp(extra, selectors), "\"propagationpolicy.karmada.io",
+              "\"clusterpropagationpolicy.karmada.io");
 }
 
 Verdict validate(const std::string& object, const Call& call = {}) {
@@ -65,7 +65,8 @@ std::string with_failover(std::string_view app, bool propagate_deps = true) {
 }  // namespace
 
 TEST_CASE("C01 base policy is allowed") {
-  const Verdict v = validate(pp(R"("priority":0,"preemption":"Never","schedulerName":"default-scheduler","conflictResolution":"Abort")"));
+  const Verdict v = validate(pp(
+      R"("priority":0,"preemption":"Never","schedulerName":"default-scheduler","conflictResolution":"Abort")"));
   CHECK(v.allowed());
   CHECK(v.warnings.empty());
 }
@@ -74,8 +75,9 @@ TEST_CASE("C01 base policy is allowed") {
 
 TEST_CASE("V-U1 schedulerName change on UPDATE short-circuits everything else") {
   const std::string old_obj = pp(R"("schedulerName":"default-scheduler")");
-  const Verdict v = validate(pp(R"("schedulerName":"other","placement":{"spreadConstraints":[{"spreadByField":"cluster","minGroups":-1}]})"),
-                             Call::update_of(old_obj));
+  const Verdict v = validate(
+      pp(R"("schedulerName":"other","placement":{"spreadConstraints":[{"spreadByField":"cluster","minGroups":-1}]})"),
+      Call::update_of(old_obj));
   CHECK(v.fields() == Fields{"spec.schedulerName"});
   CHECK(v.errors[0].type == ErrorType::kInvalid);
   CHECK(v.message.find("\"other\"") != std::string::npos);
@@ -124,10 +126,14 @@ TEST_CASE("V-L1 CPP needs its own label key") {
 // ---- placement ----
 
 TEST_CASE("V-P1 clusterAffinity with clusterAffinities - an empty list counts") {
-  const Verdict v = validate(pp(R"("placement":{"clusterAffinity":{"clusterNames":["m1"]},"clusterAffinities":[]})"));
+  const Verdict v = validate(
+      pp(R"("placement":{"clusterAffinity":{"clusterNames":["m1"]},"clusterAffinities":[]})"));
   CHECK(v.fields() == Fields{"spec.placement.clusterAffinities"});
   CHECK(v.errors[0].type == ErrorType::kForbidden);
-  CHECK(validate(pp(R"("placement":{"clusterAffinity":{"clusterNames":["m1"]},"clusterAffinities":null})")).allowed());
+  CHECK(
+      validate(
+          pp(R"("placement":{"clusterAffinity":{"clusterNames":["m1"]},"clusterAffinities":null})"))
+          .allowed());
 }
 
 TEST_CASE("V-P2 overflow needs Divided Aggregated or dynamic weight") {
@@ -136,10 +142,23 @@ TEST_CASE("V-P2 overflow needs Divided Aggregated or dynamic weight") {
   const std::string base = R"("placement":{"clusterAffinities":[)" + term + "]";
   CHECK(validate(pp(base + "}")).fields() ==
         Fields{"spec.placement.clusterAffinities[0].overflowAffinities"});
-  CHECK(validate(pp(base + R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"}})")).allowed());
-  CHECK(validate(pp(base + R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Weighted","weightPreference":{"dynamicWeight":"AvailableReplicas"}}})")).allowed());
-  CHECK_FALSE(validate(pp(base + R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Weighted","weightPreference":{"staticWeightList":[]}}})")).allowed());
-  CHECK_FALSE(validate(pp(base + R"(,"replicaScheduling":{"replicaSchedulingType":"Duplicated"}})")).allowed());
+  CHECK(
+      validate(
+          pp(base +
+             R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"}})"))
+          .allowed());
+  CHECK(
+      validate(
+          pp(base +
+             R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Weighted","weightPreference":{"dynamicWeight":"AvailableReplicas"}}})"))
+          .allowed());
+  CHECK_FALSE(
+      validate(
+          pp(base +
+             R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Weighted","weightPreference":{"staticWeightList":[]}}})"))
+          .allowed());
+  CHECK_FALSE(validate(pp(base + R"(,"replicaScheduling":{"replicaSchedulingType":"Duplicated"}})"))
+                  .allowed());
 }
 
 TEST_CASE("V-P3 fieldSelector keys and operators - first offender only") {
@@ -149,8 +168,10 @@ TEST_CASE("V-P3 fieldSelector keys and operators - first offender only") {
   };
   CHECK(validate(fs(R"([{"key":"Region","operator":"In","values":["x"]}])")).fields() ==
         Fields{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].key"});
-  const Verdict two = validate(fs(R"([{"key":"foo","operator":"In"},{"key":"bar","operator":"Gt"}])"));
-  CHECK(two.fields() == Fields{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].key"});
+  const Verdict two =
+      validate(fs(R"([{"key":"foo","operator":"In"},{"key":"bar","operator":"Gt"}])"));
+  CHECK(two.fields() ==
+        Fields{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].key"});
   CHECK(two.errors[0].type == ErrorType::kNotSupported);
   CHECK(validate(fs(R"([{"key":"zone","operator":"Exists"}])")).fields() ==
         Fields{"spec.placement.clusterAffinity.fieldSelector.matchExpressions[0].operator"});
@@ -174,19 +195,27 @@ TEST_CASE("V-P4 affinityName must be a label key") {
 }
 
 TEST_CASE("V-P5 duplicate affinityName is reported on each repeat") {
-  const Verdict v = validate(pp(R"("placement":{"clusterAffinities":[{"affinityName":"g1"},{"affinityName":"g1"},{"affinityName":"g1"}]})"));
+  const Verdict v = validate(pp(
+      R"("placement":{"clusterAffinities":[{"affinityName":"g1"},{"affinityName":"g1"},{"affinityName":"g1"}]})"));
   CHECK(v.fields() == Fields{"spec.placement.clusterAffinities[1].affinityName",
                              "spec.placement.clusterAffinities[2].affinityName"});
   CHECK(v.errors[0].type == ErrorType::kDuplicate);
-  CHECK(validate(pp(R"("placement":{"clusterAffinities":[{"affinityName":"g1"},{"affinityName":"G1"}]})")).allowed());
+  CHECK(
+      validate(
+          pp(R"("placement":{"clusterAffinities":[{"affinityName":"g1"},{"affinityName":"G1"}]})"))
+          .allowed());
 }
 
 TEST_CASE("V-P6 fieldSelector rule applies to each term") {
-  const Verdict v = validate(pp(R"("placement":{"clusterAffinities":[{"affinityName":"a"},{"affinityName":"b","fieldSelector":{"matchExpressions":[{"key":"rack","operator":"In"}]}}]})"));
-  CHECK(v.fields() == Fields{"spec.placement.clusterAffinities[1].fieldSelector.matchExpressions[0].key"});
+  const Verdict v = validate(pp(
+      R"("placement":{"clusterAffinities":[{"affinityName":"a"},{"affinityName":"b","fieldSelector":{"matchExpressions":[{"key":"rack","operator":"In"}]}}]})"));
+  CHECK(v.fields() ==
+        Fields{"spec.placement.clusterAffinities[1].fieldSelector.matchExpressions[0].key"});
 }
 
-TEST_CASE("V-P7 overflow needs the term's own affinity - labelSelector {} counts and clusterNames [] does not") {
+TEST_CASE(
+    "V-P7 overflow needs the term's own affinity - labelSelector {} counts and clusterNames [] "
+    "does not") {
   const std::string rs =
       R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"})";
   auto term = [&](std::string_view inline_affinity) {
@@ -205,8 +234,9 @@ TEST_CASE("V-P8 V-P9 V-P10 overflow names and selectors") {
   const std::string rs =
       R"(,"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Aggregated"})";
   auto overflows = [&](std::string_view list) {
-    return pp(R"("placement":{"clusterAffinities":[{"affinityName":"p","clusterNames":["m1"],"overflowAffinities":)" +
-              std::string(list) + "}]" + rs + "}");
+    return pp(
+        R"("placement":{"clusterAffinities":[{"affinityName":"p","clusterNames":["m1"],"overflowAffinities":)" +
+        std::string(list) + "}]" + rs + "}");
   };
   CHECK(validate(overflows(R"([{"affinityName":"bad name"}])")).fields() ==
         Fields{"spec.placement.clusterAffinities[0].overflowAffinities[0].affinityName"});
@@ -216,10 +246,18 @@ TEST_CASE("V-P8 V-P9 V-P10 overflow names and selectors") {
   CHECK(same_as_primary.errors[0].type == ErrorType::kDuplicate);
   CHECK(validate(overflows(R"([{"affinityName":"o"},{"affinityName":"o"}])")).fields() ==
         Fields{"spec.placement.clusterAffinities[0].overflowAffinities[1].affinityName"});
-  CHECK(validate(overflows(R"([{"affinityName":"o","fieldSelector":{"matchExpressions":[{"key":"rack","operator":"In"}]}}])")).fields() ==
-        Fields{"spec.placement.clusterAffinities[0].overflowAffinities[0].fieldSelector.matchExpressions[0].key"});
+  CHECK(
+      validate(
+          overflows(
+              R"([{"affinityName":"o","fieldSelector":{"matchExpressions":[{"key":"rack","operator":"In"}]}}])"))
+          .fields() == Fields{"spec.placement.clusterAffinities[0].overflowAffinities[0]."
+                              "fieldSelector.matchExpressions[0].key"});
   // The same overflow name in two terms is fine (C55).
-  CHECK(validate(pp(R"("placement":{"clusterAffinities":[{"affinityName":"a","clusterNames":["m1"],"overflowAffinities":[{"affinityName":"o"}]},{"affinityName":"b","clusterNames":["m1"],"overflowAffinities":[{"affinityName":"o"}]}])" + rs + "}")).allowed());
+  CHECK(
+      validate(
+          pp(R"("placement":{"clusterAffinities":[{"affinityName":"a","clusterNames":["m1"],"overflowAffinities":[{"affinityName":"o"}]},{"affinityName":"b","clusterNames":["m1"],"overflowAffinities":[{"affinityName":"o"}]}])" +
+             rs + "}"))
+          .allowed());
 }
 
 // ---- spread constraints ----
@@ -229,7 +267,8 @@ std::string spread(std::string_view list) {
 }
 
 TEST_CASE("V-S2 spreadByField with spreadByLabel") {
-  const Verdict v = validate(spread(R"([{"spreadByField":"cluster","spreadByLabel":"x","minGroups":1}])"));
+  const Verdict v =
+      validate(spread(R"([{"spreadByField":"cluster","spreadByLabel":"x","minGroups":1}])"));
   CHECK(v.fields() == Fields{"spec.placement.spreadConstraints[0].spreadByLabel"});
   CHECK(v.errors[0].type == ErrorType::kForbidden);
 }
@@ -237,21 +276,29 @@ TEST_CASE("V-S2 spreadByField with spreadByLabel") {
 TEST_CASE("V-S3 V-S4 V-S5 group bounds") {
   CHECK(validate(spread(R"([{"spreadByField":"cluster","minGroups":-1}])")).fields() ==
         Fields{"spec.placement.spreadConstraints[0].minGroups"});
-  CHECK(validate(spread(R"([{"spreadByField":"cluster","minGroups":1,"maxGroups":-1}])")).fields() ==
-        Fields{"spec.placement.spreadConstraints[0].maxGroups"});
+  CHECK(
+      validate(spread(R"([{"spreadByField":"cluster","minGroups":1,"maxGroups":-1}])")).fields() ==
+      Fields{"spec.placement.spreadConstraints[0].maxGroups"});
   CHECK(validate(spread(R"([{"spreadByField":"cluster","minGroups":3,"maxGroups":2}])")).fields() ==
         Fields{"spec.placement.spreadConstraints[0].maxGroups"});
   CHECK(validate(spread(R"([{"spreadByField":"cluster","minGroups":5,"maxGroups":0}])")).allowed());
-  CHECK(validate(spread(R"([{"spreadByField":"cluster","minGroups":-1,"maxGroups":-2}])")).fields() ==
-        Fields{"spec.placement.spreadConstraints[0].minGroups",
-               "spec.placement.spreadConstraints[0].maxGroups"});
+  CHECK(
+      validate(spread(R"([{"spreadByField":"cluster","minGroups":-1,"maxGroups":-2}])")).fields() ==
+      Fields{"spec.placement.spreadConstraints[0].minGroups",
+             "spec.placement.spreadConstraints[0].maxGroups"});
 }
 
 TEST_CASE("V-S6 duplicate spreadByField once per value") {
-  CHECK(validate(spread(R"([{"spreadByField":"region","minGroups":1},{"spreadByField":"region","minGroups":1},{"spreadByField":"cluster","minGroups":1}])")).fields() ==
-        Fields{"spec.placement.spreadConstraints[1].spreadByField"});
-  CHECK(validate(spread(R"([{"spreadByField":"cluster"},{"spreadByField":"cluster"},{"spreadByField":"cluster"}])")).fields() ==
-        Fields{"spec.placement.spreadConstraints[1].spreadByField"});
+  CHECK(
+      validate(
+          spread(
+              R"([{"spreadByField":"region","minGroups":1},{"spreadByField":"region","minGroups":1},{"spreadByField":"cluster","minGroups":1}])"))
+          .fields() == Fields{"spec.placement.spreadConstraints[1].spreadByField"});
+  CHECK(
+      validate(
+          spread(
+              R"([{"spreadByField":"cluster"},{"spreadByField":"cluster"},{"spreadByField":"cluster"}])"))
+          .fields() == Fields{"spec.placement.spreadConstraints[1].spreadByField"});
 }
 
 TEST_CASE("V-S7 spreading by field needs a cluster constraint") {
@@ -272,16 +319,27 @@ TEST_CASE("V-W1 V-W2 V-W3 workload affinity keys") {
         Fields{"spec.placement.workloadAffinity.affinity.groupByLabelKey"});
   CHECK(validate(wa(R"({"antiAffinity":{"groupByLabelKey":"-x"}})")).fields() ==
         Fields{"spec.placement.workloadAffinity.antiAffinity.groupByLabelKey"});
-  CHECK(validate(wa(R"({"affinity":{"groupByLabelKey":"app"},"antiAffinity":{"groupByLabelKey":"app"}})")).fields() ==
-        Fields{"spec.placement.workloadAffinity.antiAffinity.groupByLabelKey"});
-  CHECK(validate(wa(R"({"affinity":{"groupByLabelKey":"app"},"antiAffinity":{"groupByLabelKey":"team"}})")).allowed());
-  CHECK(validate(wa(R"({"affinity":{"groupByLabelKey":""},"antiAffinity":{"groupByLabelKey":""}})")).errors.size() == 5);
+  CHECK(
+      validate(
+          wa(R"({"affinity":{"groupByLabelKey":"app"},"antiAffinity":{"groupByLabelKey":"app"}})"))
+          .fields() == Fields{"spec.placement.workloadAffinity.antiAffinity.groupByLabelKey"});
+  CHECK(
+      validate(
+          wa(R"({"affinity":{"groupByLabelKey":"app"},"antiAffinity":{"groupByLabelKey":"team"}})"))
+          .allowed());
+  CHECK(validate(wa(R"({"affinity":{"groupByLabelKey":""},"antiAffinity":{"groupByLabelKey":""}})"))
+            .errors.size() == 5);
 }
 
 TEST_CASE("V-T1 toleration operators Lt and Gt only") {
-  CHECK(validate(pp(R"("placement":{"clusterTolerations":[{"key":"k","operator":"Exists"},{"key":"k","operator":"Gt","value":"5"}]})")).fields() ==
-        Fields{"spec.placement.clusterTolerations[1].operator"});
-  CHECK(validate(pp(R"("placement":{"clusterTolerations":[{"key":"k","operator":"exists","effect":"Bogus"}]})")).allowed());
+  CHECK(
+      validate(
+          pp(R"("placement":{"clusterTolerations":[{"key":"k","operator":"Exists"},{"key":"k","operator":"Gt","value":"5"}]})"))
+          .fields() == Fields{"spec.placement.clusterTolerations[1].operator"});
+  CHECK(
+      validate(
+          pp(R"("placement":{"clusterTolerations":[{"key":"k","operator":"exists","effect":"Bogus"}]})"))
+          .allowed());
 }
 
 // ---- failover ----
@@ -296,11 +354,16 @@ TEST_CASE("V-F0 D-F4 application failover needs propagateDeps") {
 }
 
 TEST_CASE("V-F1 D-F2 tolerationSeconds - negative denied and absent is not a crash") {
-  CHECK(validate(with_failover(R"({"decisionConditions":{"tolerationSeconds":-1},"purgeMode":"Never"})")).fields() ==
-        Fields{"spec.failover.application.decisionConditions.tolerationSeconds"});
-  CHECK(validate(with_failover(R"({"decisionConditions":{"tolerationSeconds":0},"purgeMode":"Directly"})")).allowed());
+  CHECK(validate(
+            with_failover(R"({"decisionConditions":{"tolerationSeconds":-1},"purgeMode":"Never"})"))
+            .fields() == Fields{"spec.failover.application.decisionConditions.tolerationSeconds"});
+  CHECK(validate(with_failover(
+                     R"({"decisionConditions":{"tolerationSeconds":0},"purgeMode":"Directly"})"))
+            .allowed());
   CHECK(validate(with_failover(R"({"decisionConditions":{},"purgeMode":"Never"})")).allowed());
-  CHECK(validate(with_failover(R"({"decisionConditions":{"tolerationSeconds":null},"purgeMode":"Never"})")).allowed());
+  CHECK(validate(with_failover(
+                     R"({"decisionConditions":{"tolerationSeconds":null},"purgeMode":"Never"})"))
+            .allowed());
 }
 
 TEST_CASE("V-F2 V-F3 V-F4 D-F1 grace period belongs to graceful purging") {
@@ -312,9 +375,12 @@ TEST_CASE("V-F2 V-F3 V-F4 D-F1 grace period belongs to graceful purging") {
   const Verdict missing = validate(app(R"("purgeMode":"Gracefully")"));
   CHECK(missing.fields() == Fields{grace});
   CHECK(missing.errors[0].type == ErrorType::kRequired);
-  CHECK(validate(app(R"("purgeMode":"Gracefully","gracePeriodSeconds":0)")).fields() == Fields{grace});
-  CHECK(validate(app(R"("purgeMode":"Directly","gracePeriodSeconds":10)")).fields() == Fields{grace});
-  CHECK(validate(app(R"("purgeMode":"Never","gracePeriodSeconds":-5)")).fields() == Fields{grace, grace});
+  CHECK(validate(app(R"("purgeMode":"Gracefully","gracePeriodSeconds":0)")).fields() ==
+        Fields{grace});
+  CHECK(validate(app(R"("purgeMode":"Directly","gracePeriodSeconds":10)")).fields() ==
+        Fields{grace});
+  CHECK(validate(app(R"("purgeMode":"Never","gracePeriodSeconds":-5)")).fields() ==
+        Fields{grace, grace});
   CHECK(validate(app(R"("purgeMode":"Gracefully","gracePeriodSeconds":600)")).allowed());
   CHECK(validate(app(R"("gracePeriodSeconds":600)")).fields() == Fields{grace});
   CHECK(validate(app(R"("gracePeriodSeconds":null)")).allowed());  // C43: purgeMode absent
@@ -339,33 +405,52 @@ TEST_CASE("principle 5 old purge mode names work with a warning") {
 }
 
 TEST_CASE("V-F5 V-F6 state preservation alias names") {
-  CHECK(validate(with_failover(R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Never","statePreservation":{"rules":[{"aliasLabelName":"ok","jsonPath":"{.a}"},{"aliasLabelName":"-bad","jsonPath":"{.x}"}]}})")).fields() ==
-        Fields{"spec.failover.application.statePreservation.rules[1].aliasLabelName"});
-  CHECK(validate(pp(R"("failover":{"cluster":{"purgeMode":"Directly","statePreservation":{"rules":[{"aliasLabelName":"bad@","jsonPath":"{.x}"}]}}})")).fields() ==
-        Fields{"spec.failover.cluster.statePreservation.rules[0].aliasLabelName"});
+  CHECK(
+      validate(
+          with_failover(
+              R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Never","statePreservation":{"rules":[{"aliasLabelName":"ok","jsonPath":"{.a}"},{"aliasLabelName":"-bad","jsonPath":"{.x}"}]}})"))
+          .fields() ==
+      Fields{"spec.failover.application.statePreservation.rules[1].aliasLabelName"});
+  CHECK(
+      validate(
+          pp(R"("failover":{"cluster":{"purgeMode":"Directly","statePreservation":{"rules":[{"aliasLabelName":"bad@","jsonPath":"{.x}"}]}}})"))
+          .fields() == Fields{"spec.failover.cluster.statePreservation.rules[0].aliasLabelName"});
 }
 
 TEST_CASE("D-F3 design failover fields") {
-  const std::string base = R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Never",)";
+  const std::string base =
+      R"({"decisionConditions":{"tolerationSeconds":300},"purgeMode":"Never",)";
   CHECK(validate(with_failover(base + R"("blockPredecessorSeconds":-1})")).fields() ==
         Fields{"spec.failover.application.blockPredecessorSeconds"});
   CHECK(validate(with_failover(base + R"("preConditions":{"delaySeconds":-1}})")).fields() ==
         Fields{"spec.failover.application.preConditions.delaySeconds"});
-  const Verdict state = validate(with_failover(base + R"("preConditions":{"healthyState":"Unhealthy"}})"));
+  const Verdict state =
+      validate(with_failover(base + R"("preConditions":{"healthyState":"Unhealthy"}})"));
   CHECK(state.fields() == Fields{"spec.failover.application.preConditions.healthyState"});
   CHECK(state.errors[0].type == ErrorType::kNotSupported);
-  CHECK(validate(with_failover(base + R"("blockPredecessorSeconds":600,"preConditions":{"delaySeconds":0,"healthyState":"Healthy"}})")).allowed());
+  CHECK(
+      validate(
+          with_failover(
+              base +
+              R"("blockPredecessorSeconds":600,"preConditions":{"delaySeconds":0,"healthyState":"Healthy"}})"))
+          .allowed());
 }
 
 // ---- selectors, suspension ----
 
 TEST_CASE("V-S1 PP selectors stay in the policy namespace") {
-  CHECK(validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns2","name":"d"})")).fields() ==
-        Fields{"spec.resourceSelectors[0].namespace"});
-  const Verdict omitted = validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","name":"d"})"));
+  CHECK(validate(
+            pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns2","name":"d"})"))
+            .fields() == Fields{"spec.resourceSelectors[0].namespace"});
+  const Verdict omitted =
+      validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","name":"d"})"));
   CHECK(omitted.fields() == Fields{"spec.resourceSelectors[0].namespace"});
   CHECK(omitted.errors[0].value == "\"\"");
-  CHECK(validate_cpp(cpp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"anything","name":"d"})")).allowed());
+  CHECK(
+      validate_cpp(
+          cpp("",
+              R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"anything","name":"d"})"))
+          .allowed());
 }
 
 TEST_CASE("V-R1 D-R1 preemption Always needs named selectors") {
@@ -401,11 +486,19 @@ TEST_CASE("D-R2 CPP preemption Always pins namespaced kinds") {
 }
 
 TEST_CASE("V-X1 suspension dispatching with dispatchingOnClusters") {
-  CHECK(validate(pp(R"("suspension":{"dispatching":true,"dispatchingOnClusters":{"clusterNames":["c1"]}})")).fields() ==
-        Fields{"spec.suspension.dispatchingOnClusters"});
-  CHECK(validate(pp(R"("suspension":{"dispatching":false,"dispatchingOnClusters":{"clusterNames":["c1"]}})")).allowed());
-  CHECK(validate(pp(R"("suspension":{"dispatching":true,"dispatchingOnClusters":{"clusterNames":[]}})")).allowed());
-  CHECK(validate(pp(R"("suspension":{"dispatching":true,"dispatchingOnClusters":null})")).allowed());
+  CHECK(
+      validate(
+          pp(R"("suspension":{"dispatching":true,"dispatchingOnClusters":{"clusterNames":["c1"]}})"))
+          .fields() == Fields{"spec.suspension.dispatchingOnClusters"});
+  CHECK(
+      validate(
+          pp(R"("suspension":{"dispatching":false,"dispatchingOnClusters":{"clusterNames":["c1"]}})"))
+          .allowed());
+  CHECK(validate(
+            pp(R"("suspension":{"dispatching":true,"dispatchingOnClusters":{"clusterNames":[]}})"))
+            .allowed());
+  CHECK(
+      validate(pp(R"("suspension":{"dispatching":true,"dispatchingOnClusters":null})")).allowed());
 }
 
 TEST_CASE("association true is deprecated with a warning") {
@@ -423,15 +516,20 @@ TEST_CASE("SC-1 wrong JSON types and integer ranges") {
   CHECK(validate(pp(R"("priority":2147483648)")).fields() == Fields{"spec.priority"});
   CHECK(validate(pp(R"("priority":-2147483648)")).allowed());
   // Whole numbers beyond int64 are out of range, not of another type; a fraction is the type.
-  CHECK(validate(pp(R"("priority":9223372036854775808)")).errors[0].detail == "must fit in a 32-bit integer");
+  CHECK(validate(pp(R"("priority":9223372036854775808)")).errors[0].detail ==
+        "must fit in a 32-bit integer");
   CHECK(validate(pp(R"("priority":1e19)")).errors[0].detail == "must fit in a 32-bit integer");
   CHECK(validate(pp(R"("priority":1.5)")).errors[0].detail == "must be of type integer");
   CHECK(validate(pp(R"("propagateDeps":"yes")")).fields() == Fields{"spec.propagateDeps"});
   CHECK(validate(pp(R"("placement":[])")).fields() == Fields{"spec.placement"});
-  CHECK(validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":7})")).fields() ==
-        Fields{"spec.resourceSelectors[0].name"});
-  CHECK(validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","labelSelector":{"matchLabels":{"a":1}}})")).fields() ==
-        Fields{"spec.resourceSelectors[0].labelSelector.matchLabels[a]"});
+  CHECK(
+      validate(pp("", R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":7})"))
+          .fields() == Fields{"spec.resourceSelectors[0].name"});
+  CHECK(
+      validate(
+          pp("",
+             R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","labelSelector":{"matchLabels":{"a":1}}})"))
+          .fields() == Fields{"spec.resourceSelectors[0].labelSelector.matchLabels[a]"});
 }
 
 TEST_CASE("SC-2 at least one resource selector") {
@@ -445,8 +543,8 @@ TEST_CASE("SC-2 at least one resource selector") {
 TEST_CASE("SC-3 required keys") {
   CHECK(validate(pp("", R"({"apiVersion":"apps/v1","namespace":"ns1","name":"d"})")).fields() ==
         Fields{"spec.resourceSelectors[0].kind"});
-  CHECK(validate(pp(R"("propagateDeps":true,"failover":{"application":{"purgeMode":"Never"}})")).fields() ==
-        Fields{"spec.failover.application.decisionConditions"});
+  CHECK(validate(pp(R"("propagateDeps":true,"failover":{"application":{"purgeMode":"Never"}})"))
+            .fields() == Fields{"spec.failover.application.decisionConditions"});
   CHECK(validate(pp(R"("schedulePriority":{"priorityClassName":"high"})")).fields() ==
         Fields{"spec.schedulePriority.priorityClassSource"});
   CHECK(validate(pp(R"("placement":{"clusterAffinities":[{"clusterNames":["m1"]}]})")).fields() ==
@@ -455,7 +553,8 @@ TEST_CASE("SC-3 required keys") {
 
 TEST_CASE("SC-4 enums") {
   CHECK(validate(pp(R"("preemption":"always")")).fields() == Fields{"spec.preemption"});  // C31
-  CHECK(validate(pp(R"("conflictResolution":"Replace")")).fields() == Fields{"spec.conflictResolution"});
+  CHECK(validate(pp(R"("conflictResolution":"Replace")")).fields() ==
+        Fields{"spec.conflictResolution"});
   const Verdict rack = validate(spread(R"([{"spreadByField":"rack"}])"));
   CHECK(rack.fields() == Fields{"spec.placement.spreadConstraints[0].spreadByField",
                                 "spec.placement.spreadConstraints"});
@@ -476,8 +575,9 @@ TEST_CASE("SC-5 affinityName length 1 to 32") {
 
 TEST_CASE("SC-6 static weights are at least 1") {
   auto weight = [](std::string_view w) {
-    return pp(R"("placement":{"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Weighted","weightPreference":{"staticWeightList":[{"targetCluster":{"clusterNames":["m1"]},"weight":)" +
-              std::string(w) + "}]}}}");
+    return pp(
+        R"("placement":{"replicaScheduling":{"replicaSchedulingType":"Divided","replicaDivisionPreference":"Weighted","weightPreference":{"staticWeightList":[{"targetCluster":{"clusterNames":["m1"]},"weight":)" +
+        std::string(w) + "}]}}}");
   };
   CHECK(validate(weight("0")).fields() ==
         Fields{"spec.placement.replicaScheduling.weightPreference.staticWeightList[0].weight"});
@@ -485,7 +585,9 @@ TEST_CASE("SC-6 static weights are at least 1") {
   CHECK(validate(weight("4294967296")).allowed());  // int64
 }
 
-TEST_CASE("C57 negative priority is allowed") { CHECK(validate(pp(R"("priority":-100)")).allowed()); }
+TEST_CASE("C57 negative priority is allowed") {
+  CHECK(validate(pp(R"("priority":-100)")).allowed());
+}
 
 TEST_CASE("C59 unknown fields and a missing kind are ignored") {
   CHECK(validate(pp(R"("bogus":1)")).allowed());

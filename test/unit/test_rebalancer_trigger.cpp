@@ -1,7 +1,6 @@
 // WorkloadRebalancer rules W-1…W-4 and ScheduleTrigger rules S-1…S-5 (README), with the
 // duplicate warnings and the type errors of these schema-less kinds.
 #include <catch2/catch.hpp>
-
 #include <string>
 #include <vector>
 
@@ -20,9 +19,10 @@ constexpr std::string_view kDeployment =
     R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"ns1","name":"d"})";
 
 Verdict rebalancer(std::string_view spec) {
-  return run(&kpw::validate_workload_rebalancer,
-             R"({"kind":"WorkloadRebalancer","metadata":{"name":"r"},"spec":)" + std::string(spec) + "}",
-             Call::cluster_scoped());
+  return run(
+      &kpw::validate_workload_rebalancer,
+      R"({"kind":"WorkloadRebalancer","metadata":{"name":"r"},"spec":)" + std::string(spec) + "}",
+      Call::cluster_scoped());
 }
 
 Verdict trigger(std::string_view spec, std::string_view status = "{}") {
@@ -40,14 +40,18 @@ std::string workloads(std::string_view items) {
 
 TEST_CASE("W valid rebalancer") {
   CHECK(rebalancer(workloads(kDeployment)).allowed());
-  CHECK(rebalancer(R"({"workloads":[{"apiVersion":"v1","kind":"Namespace","name":"n"}],"ttlSecondsAfterFinished":0})").allowed());
+  CHECK(
+      rebalancer(
+          R"({"workloads":[{"apiVersion":"v1","kind":"Namespace","name":"n"}],"ttlSecondsAfterFinished":0})")
+          .allowed());
 }
 
 TEST_CASE("W-1 at least one workload") {
   CHECK(rebalancer("{}").fields() == Fields{"spec.workloads"});
   CHECK(rebalancer(R"({"workloads":[]})").fields() == Fields{"spec.workloads"});
   CHECK(rebalancer(R"({"workloads":null})").fields() == Fields{"spec.workloads"});
-  CHECK(run(&kpw::validate_workload_rebalancer, R"({"kind":"WorkloadRebalancer"})", Call::cluster_scoped())
+  CHECK(run(&kpw::validate_workload_rebalancer, R"({"kind":"WorkloadRebalancer"})",
+            Call::cluster_scoped())
             .fields() == Fields{"spec"});
 }
 
@@ -61,17 +65,22 @@ TEST_CASE("W-2 workload apiVersion kind and name") {
 }
 
 TEST_CASE("W-3 a set namespace is a DNS-1123 label") {
-  CHECK(rebalancer(workloads(R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"Bad_NS","name":"d"})")).fields() ==
-        Fields{"spec.workloads[0].namespace"});
+  CHECK(rebalancer(
+            workloads(
+                R"({"apiVersion":"apps/v1","kind":"Deployment","namespace":"Bad_NS","name":"d"})"))
+            .fields() == Fields{"spec.workloads[0].namespace"});
 }
 
 TEST_CASE("W-4 TTL is not negative") {
-  CHECK(rebalancer(R"({"workloads":[{"apiVersion":"v1","kind":"Pod","namespace":"a","name":"b"}],"ttlSecondsAfterFinished":-1})").fields() ==
-        Fields{"spec.ttlSecondsAfterFinished"});
+  CHECK(
+      rebalancer(
+          R"({"workloads":[{"apiVersion":"v1","kind":"Pod","namespace":"a","name":"b"}],"ttlSecondsAfterFinished":-1})")
+          .fields() == Fields{"spec.ttlSecondsAfterFinished"});
 }
 
 TEST_CASE("W duplicate workloads warn") {
-  const Verdict v = rebalancer(workloads(std::string(kDeployment) + "," + std::string(kDeployment)));
+  const Verdict v =
+      rebalancer(workloads(std::string(kDeployment) + "," + std::string(kDeployment)));
   CHECK(v.allowed());
   CHECK(v.warned("spec.workloads[1]"));
 }
@@ -79,8 +88,10 @@ TEST_CASE("W duplicate workloads warn") {
 TEST_CASE("W wrong JSON types name the field") {
   CHECK(rebalancer(R"({"workloads":{}})").fields() == Fields{"spec.workloads"});
   CHECK(rebalancer(workloads("7")).fields() == Fields{"spec.workloads[0]"});
-  CHECK(rebalancer(R"({"workloads":[{"apiVersion":"v1","kind":"Pod","name":"p"}],"ttlSecondsAfterFinished":"1"})").fields() ==
-        Fields{"spec.ttlSecondsAfterFinished"});
+  CHECK(
+      rebalancer(
+          R"({"workloads":[{"apiVersion":"v1","kind":"Pod","name":"p"}],"ttlSecondsAfterFinished":"1"})")
+          .fields() == Fields{"spec.ttlSecondsAfterFinished"});
   CHECK(rebalancer("[]").fields() == Fields{"spec"});
 }
 
@@ -97,8 +108,11 @@ TEST_CASE("S-1 something to trigger") {
 }
 
 TEST_CASE("S-2 resource targets are object references") {
-  CHECK(trigger(R"({"targetRefResource":[{"apiVersion":"","kind":"Deployment","name":"d","namespace":"-x"}]})").fields() ==
-        Fields{"spec.targetRefResource[0].apiVersion", "spec.targetRefResource[0].namespace"});
+  CHECK(
+      trigger(
+          R"({"targetRefResource":[{"apiVersion":"","kind":"Deployment","name":"d","namespace":"-x"}]})")
+          .fields() ==
+      Fields{"spec.targetRefResource[0].apiVersion", "spec.targetRefResource[0].namespace"});
 }
 
 TEST_CASE("S-3 policy targets are named by a DNS-1123 subdomain") {
@@ -110,8 +124,10 @@ TEST_CASE("S-3 policy targets are named by a DNS-1123 subdomain") {
 }
 
 TEST_CASE("S-4 intervals are not negative") {
-  CHECK(trigger(R"({"targetRefPolicy":[{"name":"p"}],"retryAfterSeconds":-1,"autoCleanAfterMinutes":-2})").fields() ==
-        Fields{"spec.retryAfterSeconds", "spec.autoCleanAfterMinutes"});
+  CHECK(
+      trigger(
+          R"({"targetRefPolicy":[{"name":"p"}],"retryAfterSeconds":-1,"autoCleanAfterMinutes":-2})")
+          .fields() == Fields{"spec.retryAfterSeconds", "spec.autoCleanAfterMinutes"});
 }
 
 TEST_CASE("S-5 status phase values") {

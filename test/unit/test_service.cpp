@@ -1,11 +1,10 @@
 // The envelope: docs/compatibility.md "Envelope", without TLS.
 #include <catch2/catch.hpp>
-
 #include <string>
 
-#include "json/json.hpp"
 #include "admission/registry.hpp"
 #include "admission/service.hpp"
+#include "json/json.hpp"
 #include "json_access.hpp"
 
 using kpw::test::array_at;
@@ -33,8 +32,8 @@ void post(Answer& a, std::string body, std::string_view target = "/validate-prop
   }
 }
 
-std::string review(std::string_view api_version, std::string_view kind_group,
-                   std::string_view kind, std::string_view object, std::string_view op = "CREATE") {
+std::string review(std::string_view api_version, std::string_view kind_group, std::string_view kind,
+                   std::string_view object, std::string_view op = "CREATE") {
   std::string s = "{";
   if (!api_version.empty()) {
     s += R"("apiVersion":")" + std::string(api_version) + R"(","kind":"AdmissionReview",)";
@@ -57,8 +56,9 @@ TEST_CASE("envelope: allowed v1 review echoes apiVersion and uid") {
   Answer a;
   post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase));
   CHECK(a.http.status == 200);
-  CHECK(a.http.body ==
-        R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":true,"status":{"metadata":{},"code":200}}})");
+  CHECK(
+      a.http.body ==
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":true,"status":{"metadata":{},"code":200}}})");
 }
 
 TEST_CASE("envelope: v1beta1 is echoed / missing apiVersion defaults to v1") {
@@ -96,8 +96,8 @@ TEST_CASE("envelope: pre-decode errors answer code 400 without apiVersion") {
     CHECK(a.http.status == 200);
     CHECK_FALSE(a.json().HasMember("apiVersion"));
     CHECK(int_at(a.json(), "/response/status/code") == 400);
-    CHECK(string_at(a.json(), "/response/status/message").find(
-              "application/json; charset=utf-8") != std::string::npos);
+    CHECK(string_at(a.json(), "/response/status/message").find("application/json; charset=utf-8") !=
+          std::string::npos);
   }
   SECTION("empty body") {
     Answer a;
@@ -136,8 +136,8 @@ TEST_CASE("envelope: request.kind must be the kind the path serves") {
 TEST_CASE("envelope: V-D object absent / null or not an object is code 400 (C58)") {
   for (const char* object : {"null", "\"x\"", "[]"}) {
     Answer a;
-    post(a, review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", object,
-                   "DELETE"));
+    post(a,
+         review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", object, "DELETE"));
     CHECK(int_at(a.json(), "/response/status/code") == 400);
     CHECK(string_at(a.json(), "/apiVersion") == "admission.k8s.io/v1");
   }
@@ -160,8 +160,7 @@ TEST_CASE("envelope: a denial is HTTP 200 / code 403 / reason Forbidden / one ca
   CHECK(int_at(st, "/code") == 403);
   CHECK(string_at(st, "/reason") == "Forbidden");
   REQUIRE(array_at(st, "/details/causes").Size() == 1);
-  CHECK(string_at(st, "/details/causes/0/field") ==
-        "spec.resourceSelectors[0].namespace");
+  CHECK(string_at(st, "/details/causes/0/field") == "spec.resourceSelectors[0].namespace");
   CHECK(string_at(st, "/details/causes/0/type") == "FieldValueInvalid");
 }
 

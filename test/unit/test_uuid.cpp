@@ -1,6 +1,5 @@
 // Permanent ids (M-6): random version 4 UUIDs, drawn from a per-thread pool of kernel randomness.
 #include <catch2/catch.hpp>
-
 #include <set>
 #include <string>
 #include <thread>
