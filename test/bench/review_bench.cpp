@@ -161,8 +161,8 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
     benchmark::DoNotOptimize(answer.body.data());
     benchmark::ClobberMemory();
   }
-  state.counters["allocs"] = static_cast<double>(g_allocations.load() - before) /
-                             static_cast<double>(state.iterations());
+  state.counters["allocs"] =
+      static_cast<double>(g_allocations.load() - before) / static_cast<double>(state.iterations());
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(pristine.size()));
   state.counters["body_B"] = static_cast<double>(pristine.size());
@@ -173,11 +173,25 @@ BENCHMARK_CAPTURE(BM_CopyBody, pp_allowed, "pp-review.json");
 BENCHMARK_CAPTURE(BM_Review, pp_allowed, "pp-review.json", "/validate-propagationpolicy", true);
 BENCHMARK_CAPTURE(BM_Review, pp_denied, "pp-review-denied.json", "/validate-propagationpolicy",
                   false);
-BENCHMARK_CAPTURE(BM_Review, cpp_allowed, "cpp-review.json",
-                  "/validate-clusterpropagationpolicy", true);
+BENCHMARK_CAPTURE(BM_Review, cpp_allowed, "cpp-review.json", "/validate-clusterpropagationpolicy",
+                  true);
 // OverridePolicy: op-review.json's second selector has no namespace, which the mutator fills and
 // the validator alone denies (O-21), as upstream's does.
 BENCHMARK_CAPTURE(BM_Review, op_denied, "op-review.json", "/validate-overridepolicy", false);
+// op-review-allowed.json: three selectors in the policy's namespace, two override rules (image,
+// labels, annotations, plaintext; a field selector, a YAML field overrider, args, plaintext).
+BENCHMARK_CAPTURE(BM_Review, op_allowed, "op-review-allowed.json", "/validate-overridepolicy",
+                  true);
+// FederatedResourceQuota: nine resources overall, four static assignments summed against it;
+// the denied one's sums pass overall for cpu and memory and one assignment names a resource
+// overall lacks.
+BENCHMARK_CAPTURE(BM_Review, frq_allowed, "frq-review.json", "/validate-federatedresourcequota",
+                  true);
+BENCHMARK_CAPTURE(BM_Review, frq_denied, "frq-review-denied.json",
+                  "/validate-federatedresourcequota", false);
+// ClusterTaintPolicy: target clusters by name, field and label selector; add and remove
+// conditions; three taints.
+BENCHMARK_CAPTURE(BM_Review, ctp_allowed, "ctp-review.json", "/validate-clustertaintpolicy", true);
 
 }  // namespace
 

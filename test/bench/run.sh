@@ -18,15 +18,20 @@
 # Two servers are started once and stay up for all load phases, each on its own free port
 # (certificates from certs/make-certs.sh: ECDSA P-256, TLS 1.3), each --threads $SERVER_THREADS:
 #   real      karmada-policy-webhook serve: /validate-propagationpolicy and
-#             /mutate-propagationpolicy (the same process serves both paths)
+#             /mutate-propagationpolicy (the same process serves every path), and for the
+#             other kinds' keep-alive targets /validate-overridepolicy, /mutate-overridepolicy
+#             and /validate-federatedresourcequota
 #   ceiling   ceiling_server: the same server library, a handler that answers a fixed allowed
 #             review (uid `bench`); nothing built on the library beats it on this box in this run
 # Phases:
 #   keep-alive load   ROUNDS rounds; in each, wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION
-#                     --latency POSTing test/bench/pp-review.json against real validating, real
-#                     mutating and ceiling, the order rotated each round (v,m,c / m,c,v / c,v,m)
-#                     so no target always runs first (one $WARMUP warm-up per target before
-#                     round 1). Per run: requests/s, p50, p99, errors, and the server's CPU
+#                     --latency against six targets: real validating and mutating POSTing
+#                     test/bench/pp-review.json, ceiling (pp-review.json), real OverridePolicy
+#                     validating (op-review-allowed.json) and mutating (op-review.json: one
+#                     selector without a namespace, so every answer carries a patch), real
+#                     FederatedResourceQuota validating (frq-review.json); the order rotated
+#                     each round (round r starts with the r-th target) so no target always runs
+#                     first (one $WARMUP warm-up per target before round 1). Per run: requests/s, p50, p99, errors, and the server's CPU
 #                     (utime+stime from /proc/PID/stat over the run) per request. Reported: the
 #                     median over rounds (min..max of req/s); ratios come from the medians.
 #   new connections   ROUNDS rounds alternating real (validating) and ceiling, with connrate:
@@ -51,7 +56,8 @@
 #                     VmHWM is the figure of the targets table
 #   review_bench      ns and heap allocations per review through handle_http (no TLS/HTTP)
 #   instructions      callgrind: instructions per review of kpw::handle_http (inclusive Ir /
-#                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate};
+#                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate,
+#                     op_allowed,op_mutate,frq_allowed,frq_denied}, one valgrind per core at once;
 #                     deterministic: the same binary gives the same count
 #   worst case        worstcase: every body test/e2e/hostile_bodies.py makes (per webhook path,
 #                     the most expensive shapes: many elements, duplicates, invalid values, long
@@ -218,6 +224,12 @@ if ! [[ "$STALL_CLIENT_NICE" =~ ^-?[0-9]+$ ]]; then
 fi
 
 body="$here/pp-review.json"
+# The other kinds' keep-alive bodies: an OverridePolicy review allowed as it is (validating), one
+# whose second selector has no namespace (mutating: OM-1 fills it, a patch in every answer), and
+# an allowed FederatedResourceQuota review (no mutating webhook, as upstream).
+op_body="$here/op-review-allowed.json"
+op_mutate_body="$here/op-review.json"
+frq_body="$here/frq-review.json"
 validate_path="/validate-propagationpolicy"
 mutate_path="/mutate-propagationpolicy"
 lua="$here/post.lua"
@@ -318,6 +330,8 @@ fi
 echo "   phases: $(printf '%s\n' load review worst stall | while read -r g; do
   if want "$g"; then echo "$g"; fi; done | paste -sd ' ' -) (PHASES=$PHASES)"
 echo "   body: ${body#"$root"/} ($(wc -c <"$body") bytes), POST $validate_path and $mutate_path"
+echo "   (keep-alive also: ${op_body#"$root"/} and ${op_mutate_body#"$root"/} on the OverridePolicy paths,"
+echo "   ${frq_body#"$root"/} on /validate-federatedresourcequota)"
 if want load; then
   echo "   keep-alive: $ROUNDS rounds x wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target,"
   if [ "$warmup" = 0 ]; then
@@ -405,13 +419,13 @@ start_server() {
   echo "   $(grep 'serving https://' "$err")"
 }
 
-# check_answer NAME PATH UID [patch]: one request first — the figures mean nothing if the answer
-# is wrong. With `patch`, the answer must also carry a JSONPatch.
+# check_answer NAME PATH UID [patch] [BODY]: one request first — the figures mean nothing if the
+# answer is wrong. With `patch`, the answer must also carry a JSONPatch. BODY: pp-review.json.
 check_answer() {
-  local name="$1" path="$2" expect_uid="$3" want_patch="${4:-}"
+  local name="$1" path="$2" expect_uid="$3" want_patch="${4:-}" post="${5:-$body}"
   local answer code
   answer="$(curl -sS --max-time 10 --cacert "$tmp/certs/ca.crt" \
-    -H 'Content-Type: application/json' --data-binary "@$body" \
+    -H 'Content-Type: application/json' --data-binary "@$post" \
     -w '\n%{http_code}' "https://127.0.0.1:${port[$name]}$path")"
   code="${answer##*$'\n'}"
   answer="${answer%$'\n'*}"
@@ -423,7 +437,7 @@ check_answer() {
     echo "$answer" >&2
     exit 1
   fi
-  echo "   check $path: HTTP 200, \"allowed\":true, uid $expect_uid${want_patch:+, a JSONPatch}"
+  echo "   check $path${5:+ (${post##*/})}: HTTP 200, \"allowed\":true, uid $expect_uid${want_patch:+, a JSONPatch}"
 }
 
 # stop_server NAME [SECONDS]: SIGTERM; it must exit 0 within 15 s. With SECONDS (the stall
@@ -459,11 +473,11 @@ stop_server() {
 }
 
 # run_wrk OUTPUT PORT PATH DURATION [extra wrk args...]: the WRK_RESULT line, or exits with
-# wrk's output.
+# wrk's output. It POSTs $wrk_body (pp-review.json unless set).
 run_wrk() {
   local out="$1" p="$2" path="$3" duration="$4"
   shift 4
-  BODY_FILE="$body" BENCH_PATH="$path" "${client_pin[@]}" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" \
+  BODY_FILE="${wrk_body:-$body}" BENCH_PATH="$path" "${client_pin[@]}" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" \
     -d"$duration" "$@" -s "$lua" "https://127.0.0.1:$p$path" >"$out" 2>&1 || true
   local line
   line="$(grep '^WRK_RESULT' "$out" || true)"
@@ -518,7 +532,8 @@ stall_ratio=
 stall_own_ratio=
 
 # The ordinary review (its uid is checked in every answer) and the real server's flags.
-request_uid="$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["request"]["uid"])' "$body")"
+uid_of() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["request"]["uid"])' "$1"; }
+request_uid="$(uid_of "$body")"
 real_flags=(--health-probe-bind-address 0 --metrics-bind-address 0 --shutdown-delay 0s)
 
 if want load; then
@@ -527,6 +542,9 @@ if want load; then
   check_answer real "$validate_path" "$request_uid"
   # The mutating path on the same review: a CREATE, so every answer carries a fresh permanent id.
   check_answer real "$mutate_path" "$request_uid" patch
+  check_answer real /validate-overridepolicy "$(uid_of "$op_body")" "" "$op_body"
+  check_answer real /mutate-overridepolicy "$(uid_of "$op_mutate_body")" patch "$op_mutate_body"
+  check_answer real /validate-federatedresourcequota "$(uid_of "$frq_body")" "" "$frq_body"
   tls="$(timeout 10 openssl s_client -connect "127.0.0.1:${port[real]}" </dev/null 2>/dev/null |
     sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
             s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
@@ -536,9 +554,14 @@ if want load; then
   echo
 
   # ---- keep-alive load: ROUNDS rounds, order rotated ----
-  targets=(validating mutating ceiling)
-  declare -A t_server=([validating]=real [mutating]=real [ceiling]=ceiling)
-  declare -A t_path=([validating]="$validate_path" [mutating]="$mutate_path" [ceiling]="$validate_path")
+  targets=(validating mutating ceiling op-validating op-mutating frq-validating)
+  declare -A t_server=([validating]=real [mutating]=real [ceiling]=ceiling [op-validating]=real
+    [op-mutating]=real [frq-validating]=real)
+  declare -A t_path=([validating]="$validate_path" [mutating]="$mutate_path" [ceiling]="$validate_path"
+    [op-validating]=/validate-overridepolicy [op-mutating]=/mutate-overridepolicy
+    [frq-validating]=/validate-federatedresourcequota)
+  declare -A t_body=([validating]="$body" [mutating]="$body" [ceiling]="$body" [op-validating]="$op_body"
+    [op-mutating]="$op_mutate_body" [frq-validating]="$frq_body")
   declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
 
   echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
@@ -546,18 +569,20 @@ if want load; then
     echo "   warm-up: none (WARMUP=$WARMUP)"
   else
     for t in "${targets[@]}"; do
-      run_wrk "$tmp/warmup.$t" "${port[${t_server[$t]}]}" "${t_path[$t]}" "$WARMUP" >/dev/null
+      wrk_body="${t_body[$t]}" run_wrk "$tmp/warmup.$t" "${port[${t_server[$t]}]}" "${t_path[$t]}" \
+        "$WARMUP" >/dev/null
     done
     echo "   warm-up: $WARMUP per target, done"
   fi
-  fmt='   %-5s %-10s %9s %9s %9s %6s %11s %11s\n'
+  fmt='   %-5s %-14s %9s %9s %9s %6s %11s %11s\n'
   printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request
   for ((r = 1; r <= ROUNDS; r++)); do
     for ((i = 0; i < ${#targets[@]}; i++)); do
       t="${targets[$(((r - 1 + i) % ${#targets[@]}))]}"
       s="${t_server[$t]}"
       ticks="$(cpu_ticks "${pid[$s]}")"
-      line="$(run_wrk "$tmp/keepalive.$t.$r" "${port[$s]}" "${t_path[$t]}" "$DURATION" --latency)"
+      line="$(wrk_body="${t_body[$t]}" run_wrk "$tmp/keepalive.$t.$r" "${port[$s]}" "${t_path[$t]}" \
+        "$DURATION" --latency)"
       ticks=$(($(cpu_ticks "${pid[$s]}") - ticks))
       ka_rps[$t,$r]="$(field "$line" rps)"
       ka_p50[$t,$r]="$(field "$line" p50_us)"
@@ -570,7 +595,8 @@ if want load; then
     done
   done
   echo "   (server CPU: utime+stime of the server process over the run, as a share of one core, and"
-  echo "    per request; the real server serves both validating and mutating)"
+  echo "    per request; the real server serves every target but the ceiling; op-* post an"
+  echo "    OverridePolicy review, frq-* a FederatedResourceQuota review, the others pp-review.json)"
   declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() sum_err=()
   for t in "${targets[@]}"; do
     m_rps[$t]="$(over_rounds ka_rps "$t" | median)"
@@ -693,7 +719,9 @@ if want review; then
   fi
 
   # ---- instructions per review (callgrind) ----
-  reviews=(pp_allowed pp_denied cpp_allowed pp_mutate)
+  # PP, CPP and the other kinds with a keep-alive target (OP, FRQ); not op_denied or ctp_allowed:
+  # each count is a valgrind run of a second or more, and the smoke runs them all.
+  reviews=(pp_allowed pp_denied cpp_allowed pp_mutate op_allowed op_mutate frq_allowed frq_denied)
   declare -A ir=() ir_calls=() ir_each=()
   echo "== instructions per review: callgrind, inclusive Ir of kpw::handle_http / its calls"
   if [ -n "$callgrind_note" ]; then
@@ -707,11 +735,28 @@ if want review; then
     echo "     --benchmark_filter='BM_Review/NAME\$' --benchmark_min_time=0.000001 --benchmark_repetitions=10"
     fmt='   %-12s %14s %10s %16s\n'
     printf "$fmt" review "Ir (total)" reviews "instructions/review"
+    # One valgrind per review, as many at once as there are cores (the counts do not depend on
+    # what else runs); then the counts, in order.
+    callgrind_one() {
+      local f="$tmp/callgrind.$1" status=0
+      valgrind --tool=callgrind --callgrind-out-file="$f" --toggle-collect='kpw::handle_http*' \
+        "$review_bench" --benchmark_filter="BM_Review/$1\$" --benchmark_min_time=0.000001 \
+        --benchmark_repetitions=10 >"$f.log" 2>&1 || status=$?
+      echo "$status" >"$f.status"
+    }
+    running=()
+    for b in "${reviews[@]}"; do
+      callgrind_one "$b" &
+      running+=($!)
+      if [ "${#running[@]}" -ge "$cores" ]; then
+        wait "${running[0]}" || true
+        running=("${running[@]:1}")
+      fi
+    done
+    for p in "${running[@]}"; do wait "$p" || true; done
     for b in "${reviews[@]}"; do
       f="$tmp/callgrind.$b"
-      if ! valgrind --tool=callgrind --callgrind-out-file="$f" --toggle-collect='kpw::handle_http*' \
-           "$review_bench" --benchmark_filter="BM_Review/$b\$" --benchmark_min_time=0.000001 \
-           --benchmark_repetitions=10 >"$f.log" 2>&1; then
+      if [ "$(cat "$f.status" 2>/dev/null)" != 0 ]; then
         echo "$0: callgrind on BM_Review/$b failed:" >&2
         cat "$f.log" >&2
         exit 1
@@ -1077,13 +1122,13 @@ PY
 if want load; then
   echo "== summary (servers --threads $SERVER_THREADS; medians of $ROUNDS rounds; $placement)"
   echo "  keep-alive: wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION per round"
-  fmt='  %-18s %9s %15s %9s %9s %7s %11s %11s\n'
+  fmt='  %-25s %9s %15s %9s %9s %7s %11s %11s\n'
   printf "$fmt" target req/s "req/s min..max" p50 p99 errors "server CPU" µs/request
   for t in "${targets[@]}"; do
     printf "$fmt" "$t" "$(int "${m_rps[$t]}")" "${r_rps[$t]}" "$(ms "${m_p50[$t]}")" \
       "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}"
   done
-  for t in validating mutating; do
+  for t in validating mutating op-validating op-mutating frq-validating; do
     printf "$fmt" "$t/ceiling" "$(ratio "${m_rps[$t]}" "${m_rps[ceiling]}")" "" \
       "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
       "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
@@ -1137,7 +1182,13 @@ if [ -f "$bench_json" ]; then
               "BM_Review/pp_allowed:PropagationPolicy, allowed:pp_allowed" \
               "BM_Review/pp_denied:PropagationPolicy, denied (9 errors):pp_denied" \
               "BM_Review/cpp_allowed:ClusterPropagationPolicy, allowed:cpp_allowed" \
-              "BM_Review/pp_mutate:PropagationPolicy, mutate (CREATE):pp_mutate"; do
+              "BM_Review/pp_mutate:PropagationPolicy, mutate (CREATE):pp_mutate" \
+              "BM_Review/op_allowed:OverridePolicy, allowed:op_allowed" \
+              "BM_Review/op_denied:OverridePolicy, denied (O-21):" \
+              "BM_Review/op_mutate:OverridePolicy, mutate (OM-1 patch):op_mutate" \
+              "BM_Review/frq_allowed:FederatedResourceQuota, allowed:frq_allowed" \
+              "BM_Review/frq_denied:FederatedResourceQuota, denied (3):frq_denied" \
+              "BM_Review/ctp_allowed:ClusterTaintPolicy, allowed:"; do
     IFS=: read -r name label key <<<"$pair"
     allocs="$(bench_of "$name" allocs)"
     bytes="$(bench_of "$name" body_B)"
@@ -1185,6 +1236,19 @@ printf "$fmt" "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "$(int "${m_rp
   "$(int "${m_rps[ceiling]:-n/a}")" "$r_val" ">= 0.80x" "$(met "$r_val" 0.8 '>=')"
 printf "$fmt" "mutating req/s, keep-alive" "$(int "${m_rps[mutating]:-n/a}")" \
   "$(int "${m_rps[ceiling]:-n/a}")" "$r_mut" ">= 0.70x" "$(met "$r_mut" 0.7 '>=')"
+# The other kinds against the same ceiling and PP's targets (validating 0.80, mutating 0.70).
+for t in op-validating op-mutating frq-validating; do
+  r_t="$(ratio "${m_rps[$t]:-n/a}" "${m_rps[ceiling]:-n/a}")"
+  t_min=0.80
+  if [[ "$t" == *-mutating ]]; then t_min=0.70; fi
+  case "$t" in
+    op-validating) label="  OP validating req/s" ;;
+    op-mutating) label="  OP mutating req/s" ;;
+    frq-validating) label="  FRQ validating req/s" ;;
+  esac
+  printf "$fmt" "$label" "$(int "${m_rps[$t]:-n/a}")" "$(int "${m_rps[ceiling]:-n/a}")" "$r_t" \
+    ">= ${t_min}x" "$(met "$r_t" "$t_min" '>=')"
+done
 printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
   "${open_p99[ceiling]:-n/a}" "" "< 1000" "$(met "${open_p99[real]:-n/a}" 1000 '<')"
 printf "$fmt" "p99.9 at $OPEN_RATE req/s (µs)" "${open_p999[real]:-n/a}" "${open_p999[ceiling]:-n/a}" "" \
@@ -1199,12 +1263,25 @@ v_ns="$(bench_of BM_Review/pp_allowed ns)"
 m_ns="$(bench_of BM_Review/pp_mutate ns)"
 printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
 printf "$fmt" "mutating review in-process (ns)" "$m_ns" "" "" "< 10000" "$(met "$m_ns" 10000 '<')"
+for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating"; do
+  IFS=: read -r key label <<<"$pair"
+  k_ns="$(bench_of "BM_Review/$key" ns)"
+  printf "$fmt" "$label (ns)" "$k_ns" "" "" "< 10000" "$(met "$k_ns" 10000 '<')"
+done
 v_allocs="$(bench_of BM_Review/pp_allowed allocs)"
 m_allocs="$(bench_of BM_Review/pp_mutate allocs)"
 printf "$fmt" "heap allocations per validating review" "$v_allocs" "" "" "0" "$(met "$v_allocs" 1 '<')"
 printf "$fmt" "heap allocations per mutating review" "$m_allocs" "" "" "0" "$(met "$m_allocs" 1 '<')"
+for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating"; do
+  IFS=: read -r key label <<<"$pair"
+  k_allocs="$(bench_of "BM_Review/$key" allocs)"
+  printf "$fmt" "$label (allocations)" "$k_allocs" "" "" "0" "$(met "$k_allocs" 1 '<')"
+done
 printf "$fmt" "instructions per validating review" "${ir_each[pp_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "instructions per mutating review" "${ir_each[pp_mutate]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  OP validating" "${ir_each[op_allowed]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  OP mutating" "${ir_each[op_mutate]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  FRQ validating" "${ir_each[frq_allowed]:-n/a}" "" "" "printed" ""
 w_large="$(size_label "${worst[largest_size]:-${worst_sizes[-1]}}")"
 w_small="$(size_label "${worst[smallest_size]:-${worst_sizes[0]}}")"
 printf "$fmt" "worst-case review, $w_large (µs)" "$(worst_us_text)" "" "" "printed" ""
@@ -1226,9 +1303,14 @@ if want load; then
     "(per round: $(ratio_rounds ka_rps validating ceiling | paste -sd ' ' -))"
   echo "    mutating/ceiling req/s    $(ratio_rounds ka_rps mutating ceiling | spread)" \
     "(per round: $(ratio_rounds ka_rps mutating ceiling | paste -sd ' ' -))"
+  for t in op-validating op-mutating frq-validating; do
+    printf '    %-28s %s %s\n' "$t/ceiling req/s" "$(ratio_rounds ka_rps "$t" ceiling | spread)" \
+      "(per round: $(ratio_rounds ka_rps "$t" ceiling | paste -sd ' ' -))"
+  done
   echo "    new TLS connections/s     real ${rn_rate[real]}, ceiling ${rn_rate[ceiling]}," \
     "real/ceiling $(ratio_rounds nc_rate real ceiling | spread)"
-  echo "  (2 cores: clients and servers share them; the servers run --threads $SERVER_THREADS, so"
+  echo "  (OP: OverridePolicy, FRQ: FederatedResourceQuota, against the same ceiling and PP's targets;"
+  echo "   2 cores: clients and servers share them; the servers run --threads $SERVER_THREADS, so"
   echo "   rates are lower bounds when a server was not at 100% — see the CPU columns above)"
 fi
 if want worst; then

@@ -188,25 +188,25 @@ std::string kind_of(std::string_view path) {
     return std::string(path);
   }
   static const std::map<std::string_view, std::string_view> kinds = {
-      {"propagationpolicy", "PP"},
-      {"clusterpropagationpolicy", "CPP"},
-      {"workloadrebalancer", "WR"},
-      {"scheduletrigger", "ST"},
-      {"federatedresourcequota", "FRQ"},
-      {"clustertaintpolicy", "CTP"}};
+      {"propagationpolicy", "PP"},       {"clusterpropagationpolicy", "CPP"},
+      {"workloadrebalancer", "WR"},      {"scheduletrigger", "ST"},
+      {"federatedresourcequota", "FRQ"}, {"clustertaintpolicy", "CTP"},
+      {"overridepolicy", "OP"},          {"clusteroverridepolicy", "COP"}};
   const auto it = kinds.find(name);
   if (it == kinds.end()) return std::string(path);
   return std::string(it->second) + " " + how;
 }
 
-// PP, CPP, WR, ST, FRQ, CTP; validating before mutating; unknown paths last, by name.
+// PP, CPP, WR, ST, FRQ, CTP, OP, COP; validating before mutating; unknown paths last, by name.
 std::pair<int, std::string> path_order(const std::string& path) {
   static const std::vector<std::string> order = {
       "/validate-propagationpolicy",        "/mutate-propagationpolicy",
       "/validate-clusterpropagationpolicy", "/mutate-clusterpropagationpolicy",
       "/validate-workloadrebalancer",       "/mutate-workloadrebalancer",
       "/validate-scheduletrigger",          "/mutate-scheduletrigger",
-      "/validate-federatedresourcequota", "/validate-clustertaintpolicy"};
+      "/validate-federatedresourcequota",   "/validate-clustertaintpolicy",
+      "/validate-overridepolicy",           "/mutate-overridepolicy",
+      "/validate-clusteroverridepolicy"};
   const auto it = std::find(order.begin(), order.end(), path);
   return {static_cast<int>(it - order.begin()), path};
 }

@@ -32,6 +32,8 @@ WR = ("apps.karmada.io", "v1alpha1", "WorkloadRebalancer", "workloadrebalancers"
 ST = ("policy.karmada.io", "v1alpha1", "ScheduleTrigger", "scheduletriggers")
 FRQ = ("policy.karmada.io", "v1alpha1", "FederatedResourceQuota", "federatedresourcequotas")
 CTP = ("policy.karmada.io", "v1alpha1", "ClusterTaintPolicy", "clustertaintpolicies")
+OP = ("policy.karmada.io", "v1alpha1", "OverridePolicy", "overridepolicies")
+COP = ("policy.karmada.io", "v1alpha1", "ClusterOverridePolicy", "clusteroverridepolicies")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -304,6 +306,120 @@ def taints_unique(n, _):
     return taint_policy([{"key": "k%07d" % i, "effect": "NoSchedule"} for i in range(n)])
 
 
+def override_policy(cluster, spec):
+    """An OverridePolicy (namespace tenant) or a ClusterOverridePolicy with one ordinary selector
+    and `spec` over it."""
+    metadata = {"name": "hostile"}
+    if not cluster:
+        metadata["namespace"] = "tenant"
+    base = {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "tenant",
+                                   "name": "web"}]}
+    base.update(spec)
+    obj = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": COP[2] if cluster else OP[2],
+           "metadata": metadata, "spec": base}
+    return review(COP if cluster else OP, obj, None if cluster else "tenant")
+
+
+def rule(overriders, target=None):
+    r = {"overriders": overriders}
+    if target is not None:
+        r["targetCluster"] = target
+    return r
+
+
+def rules_many_labels(n, cluster):
+    """n override rules, each adding 16 labels and 16 annotations (valid; keys in reverse order, so
+    each map is sorted before it is judged)."""
+    keys = {"example.com/k%02d" % (15 - i): "v" for i in range(16)}
+    return override_policy(cluster, {"overrideRules": [
+        rule({"labelsOverrider": [{"operator": "add", "value": keys}],
+              "annotationsOverrider": [{"operator": "add", "value": keys}]},
+             {"clusterNames": ["member%d" % (i % 8)]}) for i in range(n)]})
+
+
+def labels_invalid_sorted(n, cluster):
+    """One rule whose label and annotation maps hold n keys each, none a qualified name, in reverse
+    order: O-5 and O-7 for every key, reported in sorted order (a sort: n log n), O-6 past 256 KiB."""
+    keys = {"Bad~%07d" % (n - i): "v" for i in range(n)}
+    return override_policy(cluster, {"overrideRules": [
+        rule({"labelsOverrider": [{"operator": "add", "value": keys}],
+              "annotationsOverrider": [{"operator": "add", "value": keys}]})]})
+
+
+def field_overriders_many(n, cluster):
+    """n field overriders, half JSON and half YAML ops, all valid."""
+    return override_policy(cluster, {"overrideRules": [rule({"fieldOverrider": [
+        {"fieldPath": "/data/c%07d" % i,
+         ("json" if i % 2 else "yaml"): [{"subPath": "/a/b", "operator": "replace", "value": i}]}
+        for i in range(n)]})]})
+
+
+def field_ops_invalid(n, cluster):
+    """One field overrider with n JSON and n YAML ops, each breaking O-13 and O-14 (and O-10 for the
+    overrider): 2n+1 errors, capped."""
+    ops = [{"subPath": "x", "operator": "add"} for _ in range(n)]
+    return override_policy(cluster, {"overrideRules": [rule({"fieldOverrider": [
+        {"fieldPath": "/data/x", "json": ops, "yaml": ops}]})]})
+
+
+def cluster_selector_invalid(n, cluster):
+    """spec.targetCluster.fieldSelector with n expressions, every one with a bad key and operator:
+    O-1 and O-2 for each (every expression reported, so the error cap must bound the answer)."""
+    return override_policy(cluster, {"targetCluster": {"fieldSelector": {"matchExpressions": [
+        {"key": "k", "operator": "Gt", "values": ["1"]} for _ in range(n)]}}})
+
+
+def rule_selectors_invalid(n, cluster):
+    """n override rules, each with a target cluster's field selector of 8 bad expressions (O-19,
+    O-20)."""
+    target = {"fieldSelector": {"matchExpressions": [{"key": "k", "operator": "Gt"} for _ in range(8)]}}
+    return override_policy(cluster, {"overrideRules": [rule({"plaintext": []}, target) for _ in range(n)]})
+
+
+def legacy_overriders_invalid(n, cluster):
+    """The legacy spec.overriders (beside a legacy targetCluster) with n plaintext ops and n image
+    overriders, all invalid (D-O2, D-O3), and n bad label keys (O-7 under spec.overriders)."""
+    return override_policy(cluster, {
+        "targetCluster": {"clusterNames": ["member1"]},
+        "overriders": {"plaintext": [{"path": "x", "operator": "add"} for _ in range(n)],
+                       "imageOverrider": [{"component": "Tag", "operator": "replace",
+                                           "predicate": {"path": "x"}} for _ in range(n)],
+                       "labelsOverrider": [{"operator": "add",
+                                            "value": {"Bad~%07d" % (n - i): "v" for i in range(n)}}]}})
+
+
+def selectors_no_namespace(n, cluster):
+    """n resource selectors without a namespace: OM-1 adds one op each (the patch grows with n, to
+    its cap), O-21 denies each on the validating path (capped); a ClusterOverridePolicy admits them."""
+    return override_policy(cluster, {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap"}
+                                                           for _ in range(n)]})
+
+
+def selectors_empty_namespace(n, cluster):
+    """n resource selectors with namespace "" (OM-1 replaces each; O-21 for each)."""
+    return override_policy(cluster, {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap",
+                                                            "namespace": ""} for _ in range(n)]})
+
+
+def identity_warnings(n, cluster):
+    """n plaintext ops removing /kind: one identity-path warning each (~85 000 at 3 MiB; the warnings
+    must be capped)."""
+    return override_policy(cluster, {"overrideRules": [rule({"plaintext": [
+        {"path": "/kind", "operator": "remove"} for _ in range(n)]})]})
+
+
+def rules_explicit_empties(n, cluster):
+    """n override rules whose overrider lists are all explicit empties: the mutator removes each
+    (OM-2, two ops a rule, the patch to its cap)."""
+    return override_policy(cluster, {"overrideRules": [rule({"plaintext": [], "imageOverrider": []})
+                                                       for _ in range(n)]})
+
+
+OVERRIDE_SHAPES = [rules_many_labels, labels_invalid_sorted, field_overriders_many, field_ops_invalid,
+                   cluster_selector_invalid, rule_selectors_invalid, legacy_overriders_invalid,
+                   selectors_no_namespace, selectors_empty_namespace, identity_warnings,
+                   rules_explicit_empties]
+
 POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_invalid, overflow_names_alike,
                  empty_selectors, unnamed_deployments, spread_constraints_alike, spread_constraints_bare,
                  field_selector_invalid, tolerations_lt, state_preservation_invalid, wrong_types, long_strings,
@@ -323,6 +439,9 @@ CATALOGUE = [
     ("/validate-federatedresourcequota", None,
      [resources_invalid, assignments_alike, assignments_outside_overall, resources_summed]),
     ("/validate-clustertaintpolicy", None, [taints_alike, taints_invalid, taints_unique]),
+    ("/validate-overridepolicy", False, OVERRIDE_SHAPES),
+    ("/mutate-overridepolicy", False, OVERRIDE_SHAPES),
+    ("/validate-clusteroverridepolicy", True, OVERRIDE_SHAPES),
 ]
 
 

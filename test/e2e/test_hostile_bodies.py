@@ -4,8 +4,10 @@
 
 - every body of hostile_bodies.py (each kind, each shape) at 64 KiB, 1 MiB and 3 MiB is answered
   over HTTPS within a bound only a super-linear rule can break (2 s; 6 s under AddressSanitizer),
-  with HTTP 200 and its own uid; a validating answer stays under 64 KiB; a mutating one is a patch
-  of at most 4 MiB (past that the review is refused with code 413);
+  with HTTP 200 and its own uid; a validating answer stays under 64 KiB (at most 100 causes); a
+  mutating one is a patch of at most 4 MiB (past that the review is refused with code 413: the
+  OverridePolicy bodies of selectors without a namespace ask for one op each); the warnings of any
+  answer (the OverridePolicy identity-path ones: one per plaintext op) stay within the cap;
 - an ordinary review on another connection is answered promptly while a large body is judged in
   a loop beside it (large bodies are judged off the I/O threads);
 - a large body that finds every review slot taken gets HTTP 429 with Retry-After, unread;
@@ -39,6 +41,9 @@ MAX_LARGE_REVIEWS = 2
 READ_TIMEOUT = 6.0
 ANSWER_LIMIT = 64 * 1024
 PATCH_ANSWER_LIMIT = 6 * 1024 * 1024  # 4 MiB of patch, in base64
+# Warnings are capped as the API server shows them: 4 KiB in all, each cut to 256 bytes, then one
+# last warning saying how many were not shown (src/admission/warnings.hpp).
+WARNINGS_LIMIT = 4096 + 256
 
 
 def sanitized(pid):
@@ -109,6 +114,9 @@ def judge_answer(path, body, answer, took, bound):
     check(took < bound, "%s: answered in %.2f s (bound %.0f s: a super-linear rule?)", path, took, bound)
     response = answer.json()["response"]
     check(response["uid"] == hostile_bodies.UID, "%s: uid %r", path, response.get("uid"))
+    warnings = response.get("warnings") or []
+    check(sum(len(w.encode()) for w in warnings) <= WARNINGS_LIMIT, "%s: %d warnings of %d bytes in all", path,
+          len(warnings), sum(len(w.encode()) for w in warnings))
     if path.startswith("/validate-"):
         check(len(answer.body) < ANSWER_LIMIT, "%s: a validating answer of %d bytes", path, len(answer.body))
         if response["allowed"] is False:
