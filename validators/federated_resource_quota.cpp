@@ -6,6 +6,7 @@
 // validators/resource_quantity_rules.*.
 #include "validators/federated_resource_quota.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -15,7 +16,6 @@
 #include "api/object.hpp"
 #include "util/names.hpp"
 #include "util/quantity.hpp"
-#include "util/seen_set.hpp"
 #include "validators/common.hpp"
 #include "validators/resource_quantity_rules.hpp"
 #include "validators/schema.hpp"
@@ -113,19 +113,21 @@ struct Overall {
     Quantity assigned;                 // the sum of the assignments' quantities so far
     bool beyond = false;  // the exact sum does not fit Quantity (docs/compatibility.md)
   };
-  static constexpr std::size_t kNotOverall = static_cast<std::size_t>(-1);
 
   explicit Overall(std::size_t n) : buffer(n) {}
 
   std::span<Entry> entries() const { return buffer.items(); }
-  // The entry for `name`, or nullptr when spec.overall has no such resource.
+  // The entry for `name`, or nullptr when spec.overall has no such resource: a binary search,
+  // the entries being in name order (O(log n) a lookup; object keys are unique).
   Entry* find(std::string_view name) {
-    const std::size_t i = index.record(name, kNotOverall).first;
-    return i == kNotOverall ? nullptr : &entries()[i];
+    const std::span<Entry> all = entries();
+    const auto it = std::lower_bound(all.begin(), all.end(), name,
+                                     [](const Entry& e, std::string_view n) { return e.name < n; });
+    return it != all.end() && it->name == name ? &*it : nullptr;
   }
 
-  InlineBuffer<Entry, 8> buffer;
-  SeenSet index;  // name → position in entries; a name seen only in `hard` → kNotOverall
+  // A quota names a few dozen resources at most: those stay on the stack.
+  InlineBuffer<Entry, 32> buffer;
 };
 
 // Q-2…Q-6 over spec.overall, sorted, recording each resource for.
@@ -139,7 +141,6 @@ void check_overall(const JsonValue& map, const FieldPath& path, Overall& overall
     e.name = name;
     e.value = &members[i].value;
     e.quantity = check_resource(kOverallResourceRules, name, members[i].value, entry, errors);
-    overall.index.record(name, i);
   }
 }
 

@@ -105,8 +105,15 @@ std::optional<Quantity> check_resource(const ResourceRules& r, std::string_view 
                                        const JsonValue& value, const FieldPath& path,
                                        ErrorList& errors) {
   check_resource_name(r, name, path, errors);
-  if (!schema::check_value(*r.value, kQuantity, value, path, errors)) return std::nullopt;
-  const Quantity q = schema::quantity_of(value).value;
+  // Parsed once: the schema's check (QS-2) runs only to report a value that is not a quantity.
+  const ParsedQuantity parsed = (value.IsString() || value.IsNumber())
+                                    ? schema::quantity_of(value)
+                                    : ParsedQuantity{Quantity{}, QuantityError::kFormat};
+  if (!parsed.ok()) {
+    schema::check_value(*r.value, kQuantity, value, path, errors);
+    return std::nullopt;
+  }
+  const Quantity q = parsed.value;
   if (q.sign() < 0) errors.invalid(r.negative, path, value, "must be greater than or equal to 0");
   if (is_integer_resource(name) && !q.is_whole_in_millis()) {
     errors.invalid(r.integer, path, value, "must be an integer");

@@ -74,7 +74,7 @@ class SortedMembers {
   const Member& operator[](std::size_t i) const { return *members_.items()[i]; }
 
  private:
-  InlineBuffer<const Member*, 16> members_;
+  InlineBuffer<const Member*, 64> members_;
 };
 
 // One entry of a resource map: Q-2…Q-4 on its name, QS-2 on its value, then on the
