@@ -1,0 +1,305 @@
+// worstcase's measuring: the body files under DIR, each body reviewed in a forked child process
+// that reports every call on a pipe, so a review past --timeout can be killed.
+#include <poll.h>
+#include <rapidjson/document.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <exception>
+#include <filesystem>
+#include <map>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "admission/service.hpp"
+#include "util/file.hpp"
+#include "worstcase.hpp"
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+namespace worstcase {
+
+// ---- measuring one body, in a child process ----
+
+namespace {
+
+void reset(kpw::HttpAnswer& answer) {
+  answer.status = 200;
+  answer.content_type = "application/json";
+  answer.body.clear();
+  answer.close = false;
+  answer.method_not_allowed = false;
+}
+
+void write_all(int fd, const std::string& line) {
+  std::size_t done = 0;
+  while (done < line.size()) {
+    const ssize_t n = ::write(fd, line.data() + done, line.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) _exit(3);
+    done += static_cast<std::size_t>(n);
+  }
+}
+
+// What the answer says, read defensively: any body at all (even not JSON) gives a line.
+std::string describe_answer(const kpw::HttpAnswer& answer) {
+  std::string allowed = "-";
+  long causes = -1, warnings = -1;
+  rapidjson::Document doc;
+  doc.Parse(answer.body.data(), answer.body.size());
+  if (!doc.HasParseError() && doc.IsObject()) {
+    const auto response = doc.FindMember("response");
+    if (response != doc.MemberEnd() && response->value.IsObject()) {
+      const auto& r = response->value;
+      const auto a = r.FindMember("allowed");
+      if (a != r.MemberEnd() && a->value.IsBool()) allowed = a->value.GetBool() ? "allow" : "deny";
+      const auto w = r.FindMember("warnings");
+      if (w != r.MemberEnd() && w->value.IsArray()) warnings = w->value.Size();
+      const auto status = r.FindMember("status");
+      if (status != r.MemberEnd() && status->value.IsObject()) {
+        const auto details = status->value.FindMember("details");
+        if (details != status->value.MemberEnd() && details->value.IsObject()) {
+          const auto c = details->value.FindMember("causes");
+          if (c != details->value.MemberEnd() && c->value.IsArray()) causes = c->value.Size();
+        }
+      }
+    }
+  }
+  return format("A %u %zu %s %ld %ld\n", answer.status, answer.body.size(), allowed.c_str(), causes,
+                warnings);
+}
+
+// The child: "A status answer_bytes allowed causes warnings" after the first call, "C µs" after
+// every call, "E message" when it cannot go on.
+[[noreturn]] void child(int fd, const std::string& file, const std::string& path,
+                        const Options& o) {
+  std::string pristine;
+  if (!kpw::read_file(file, pristine)) {
+    write_all(fd, "E cannot read the file\n");
+    _exit(0);
+  }
+  write_all(fd, format("B %zu\n", pristine.size()));
+  std::string body;
+  body.reserve(pristine.size());
+  kpw::HttpAnswer answer;
+  double total = 0;
+  try {
+    for (int calls = 0;; ++calls) {
+      body.assign(pristine);
+      reset(answer);
+      const Clock::time_point t0 = Clock::now();
+      kpw::handle_http("POST", path, "application/json", body, answer);
+      const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
+      total += us;
+      if (calls == 0) write_all(fd, describe_answer(answer));
+      write_all(fd, format("C %.3f\n", us));
+      const int done = calls + 1;
+      if (done >= kMinCalls && total >= o.min_time * 1e6) break;
+      if (total + us > o.timeout * 1e6) break;  // the next call would end past the timeout
+    }
+  } catch (const std::exception& e) {
+    write_all(fd, std::string("E handle_http threw: ") + e.what() + "\n");
+  } catch (...) {
+    write_all(fd, "E handle_http threw\n");
+  }
+  _exit(0);
+}
+
+double median(std::vector<double> v) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  const std::size_t n = v.size();
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+void parse_line(const std::string& line, Result& r, std::vector<double>& calls) {
+  if (line.size() < 2) return;
+  const std::string rest = line.substr(2);
+  switch (line[0]) {
+    case 'B':
+      r.bytes = std::strtoull(rest.c_str(), nullptr, 10);
+      break;
+    case 'A': {
+      char allowed[16] = {0};
+      if (std::sscanf(rest.c_str(), "%u %zu %15s %ld %ld", &r.status, &r.answer_bytes, allowed,
+                      &r.causes, &r.warnings) >= 3) {
+        r.allowed = allowed;
+      }
+      break;
+    }
+    case 'C':
+      calls.push_back(std::strtod(rest.c_str(), nullptr));
+      break;
+    case 'E':
+      r.error = rest;
+      break;
+    default:
+      break;
+  }
+}
+
+}  // namespace
+
+Result measure(const std::string& file, const std::string& path, const Options& o) {
+  Result r;
+  r.file = file;
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    r.outcome = Outcome::kError;
+    r.error = std::string("pipe: ") + std::strerror(errno);
+    return r;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    r.outcome = Outcome::kError;
+    r.error = std::string("fork: ") + std::strerror(errno);
+    ::close(fds[0]);
+    ::close(fds[1]);
+    return r;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    child(fds[1], file, path, o);
+  }
+  ::close(fds[1]);
+
+  std::vector<double> calls;
+  std::string pending;
+  bool timed_out = false;
+  // The deadline moves with every message: each call gets --timeout seconds (reading the file
+  // and the first copy are before the first message, and get it too).
+  Clock::time_point deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                                  std::chrono::duration<double>(o.timeout));
+  for (;;) {
+    const auto left =
+        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
+    if (left.count() <= 0) {
+      timed_out = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 1 << 30)));
+    if (ready < 0 && errno == EINTR) continue;
+    if (ready < 0) {
+      r.error = std::string("poll: ") + std::strerror(errno);
+      break;
+    }
+    if (ready == 0) continue;  // the loop's check sees the deadline
+    char buf[4096];
+    const ssize_t n = ::read(fds[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the child is done (or gone)
+    pending.append(buf, static_cast<std::size_t>(n));
+    for (std::size_t eol; (eol = pending.find('\n')) != std::string::npos;) {
+      parse_line(pending.substr(0, eol), r, calls);
+      pending.erase(0, eol + 1);
+    }
+    deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                  std::chrono::duration<double>(o.timeout));
+  }
+  ::close(fds[0]);
+  if (timed_out) ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  r.calls = static_cast<int>(calls.size());
+  r.median_us = median(calls);
+  if (timed_out) {
+    r.outcome = Outcome::kTimedOut;
+  } else if (!r.error.empty()) {
+    r.outcome = Outcome::kError;
+  } else if (WIFSIGNALED(status)) {
+    r.outcome = Outcome::kError;
+    r.error =
+        format("the review died of signal %d (%s)", WTERMSIG(status), strsignal(WTERMSIG(status)));
+  } else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || calls.empty()) {
+    r.outcome = Outcome::kError;
+    r.error = "the measuring process ended without a figure";
+  } else {
+    r.outcome = Outcome::kMeasured;
+  }
+  return r;
+}
+
+// ---- the body files ----
+
+namespace {
+
+// "<shape>-<size>.json" -> shape, size.
+bool parse_name(const std::string& name, std::string& shape, std::size_t& size) {
+  if (name.size() < 6 || !name.ends_with(".json")) return false;
+  const std::string stem = name.substr(0, name.size() - 5);
+  const std::size_t dash = stem.rfind('-');
+  if (dash == std::string::npos || dash == 0 || dash + 1 == stem.size()) return false;
+  const std::string digits = stem.substr(dash + 1);
+  if (!std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; })) {
+    return false;
+  }
+  if (digits.size() > 12) return false;
+  shape = stem.substr(0, dash);
+  size = std::stoull(digits);
+  return size > 0;
+}
+
+// PP, CPP, WR, ST, FRQ, CTP, OP, COP; validating before mutating; unknown paths last, by name.
+std::pair<int, std::string> path_order(const std::string& path) {
+  static const std::vector<std::string> order = {
+      "/validate-propagationpolicy",        "/mutate-propagationpolicy",
+      "/validate-clusterpropagationpolicy", "/mutate-clusterpropagationpolicy",
+      "/validate-workloadrebalancer",       "/mutate-workloadrebalancer",
+      "/validate-scheduletrigger",          "/mutate-scheduletrigger",
+      "/validate-federatedresourcequota",   "/validate-clustertaintpolicy",
+      "/validate-overridepolicy",           "/mutate-overridepolicy",
+      "/validate-clusteroverridepolicy"};
+  const auto it = std::find(order.begin(), order.end(), path);
+  return {static_cast<int>(it - order.begin()), path};
+}
+
+}  // namespace
+
+std::vector<Row> scan(const Options& o, std::vector<std::size_t>& sizes) {
+  std::map<std::pair<std::string, std::string>, Row> rows;
+  std::set<std::size_t> found;
+  std::error_code ec;
+  for (const auto& folder : fs::directory_iterator(o.dir, ec)) {
+    if (!folder.is_directory()) continue;
+    const std::string path = "/" + folder.path().filename().string();
+    for (const auto& entry : fs::directory_iterator(folder.path(), ec)) {
+      std::string shape;
+      std::size_t size = 0;
+      if (!entry.is_regular_file() || !parse_name(entry.path().filename().string(), shape, size)) {
+        continue;
+      }
+      if (!o.sizes.empty() && std::find(o.sizes.begin(), o.sizes.end(), size) == o.sizes.end()) {
+        continue;
+      }
+      Row& row = rows[{path, shape}];
+      row.path = path;
+      row.shape = shape;
+      row.at[size].file = entry.path().string();
+      found.insert(size);
+    }
+  }
+  sizes = o.sizes.empty() ? std::vector<std::size_t>(found.begin(), found.end()) : o.sizes;
+  std::sort(sizes.begin(), sizes.end());
+  std::vector<Row> out;
+  for (auto& [key, row] : rows) out.push_back(std::move(row));
+  std::sort(out.begin(), out.end(), [](const Row& a, const Row& b) {
+    return std::make_pair(path_order(a.path), a.shape) <
+           std::make_pair(path_order(b.path), b.shape);
+  });
+  return out;
+}
+
+}  // namespace worstcase
