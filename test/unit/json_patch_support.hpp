@@ -9,16 +9,9 @@
 
 #include "admission/json_patch.hpp"
 #include "json/json_patch_apply.hpp"
+#include "support.hpp"
 
 namespace kpw::test {
-
-template <typename Value>
-std::string to_text(const Value& v) {
-  rapidjson::StringBuffer b;
-  rapidjson::Writer<rapidjson::StringBuffer> w(b);
-  v.Accept(w);
-  return b.GetString();
-}
 
 // Builds a patch against `object` with `mutate`, checks it applies, returns the patched object.
 template <typename F>
@@ -37,7 +30,7 @@ std::string patched(const std::string& object, F mutate, std::string* ops = null
   const auto problem = kpw::apply_json_patch(doc, rendered, doc.GetAllocator());
   INFO(rendered << "\n" << problem.value_or(""));
   REQUIRE_FALSE(problem.has_value());
-  return to_text(doc);
+  return text_of(doc);
 }
 
 }  // namespace kpw::test

@@ -11,15 +11,9 @@
 #include "json/json.hpp"
 #include "json/json_patch_apply.hpp"
 #include "json/json_pointer.hpp"
+#include "support.hpp"
 
 namespace {
-
-std::string to_text(const kpw::JsonValue& v) {
-  rapidjson::StringBuffer b;
-  rapidjson::Writer<rapidjson::StringBuffer> w(b);
-  v.Accept(w);
-  return b.GetString();
-}
 
 struct Applied {
   std::optional<std::string> error;
@@ -32,7 +26,7 @@ Applied apply(const std::string& object, const std::string& patch) {
   REQUIRE_FALSE(doc.HasParseError());
   Applied out;
   out.error = kpw::apply_json_patch(doc, patch, doc.GetAllocator());
-  out.object = to_text(doc);
+  out.object = kpw::test::text_of(doc);
   return out;
 }
 
@@ -172,7 +166,7 @@ TEST_CASE("patch apply: the object keeps no reference into the patch it was give
   doc.Parse(R"({"l":[]})");
   REQUIRE_FALSE(kpw::apply_json_patch(doc, patch, doc.GetAllocator()).has_value());
   std::fill(text.begin(), text.end(), 'X');
-  CHECK(to_text(doc) == R"({"l":["item"],"a":{"key":"value"}})");
+  CHECK(kpw::test::text_of(doc) == R"({"l":["item"],"a":{"key":"value"}})");
 }
 
 TEST_CASE("patch apply: ops that share a parent see what the ops before them changed") {

@@ -13,7 +13,7 @@ using kpw::FieldPath;
 using kpw::JsonArena;
 using kpw::JsonPatch;
 using kpw::test::patched;
-using kpw::test::to_text;
+using kpw::test::text_of;
 
 namespace {
 
@@ -255,7 +255,7 @@ TEST_CASE("patch: a patch finds what it holds alike whether it scans its few ops
     doc.Erase(doc.Begin(), doc.Begin() + kPadOps);  // the dozen sets elsewhere
     compared_ops += static_cast<int>(doc.Size());
     INFO("run " << run << ": " << want);
-    REQUIRE(to_text(doc) == want);
+    REQUIRE(text_of(doc) == want);
     CHECK(scanned.empty() == (want == "[]"));
   }
   CHECK(compared_ops > 10'000);
