@@ -5,13 +5,10 @@
 
 #include "api/object.hpp"
 #include "util/names.hpp"
+#include "validators/common.hpp"
 
 namespace kpw::check {
 namespace {
-
-// The annotations of one object, keys and values, at most 256 KiB (apimachinery's
-// TotalAnnotationSizeLimitB).
-constexpr std::size_t kMaxAnnotationBytes = 256 * 1024;
 
 // ObjectMeta's fields (k8s.io/apimachinery/pkg/apis/meta/v1 ObjectMeta, JSON names).
 constexpr std::array<std::string_view, 16> kObjectMetaFields = {"name",
@@ -64,53 +61,6 @@ void check_name(const JsonValue* metadata, const FieldPath& path, ErrorList& err
   }
 }
 
-// K-M2: label keys are qualified names, values label values.
-void check_labels(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
-  const JsonValue* labels = object_member(metadata, "labels");
-  if (labels == nullptr) return;
-  const FieldPath labels_path = path.child("labels");
-  for (auto it = labels->MemberBegin(); it != labels->MemberEnd(); ++it) {
-    const std::string_view key = view(it->name);
-    const FieldPath entry = labels_path.key(key);
-    for (std::string_view p : check_label_key(key)) {
-      errors.invalid(rules::kKM2, entry, key, p);
-    }
-    if (!it->value.IsString()) {
-      if (!it->value.IsNull())
-        errors.invalid(rules::kKM2, entry, it->value, "must be of type string");
-      continue;
-    }
-    const std::string_view value = view(it->value);
-    for (std::string_view p : check_label_value(value)) {
-      errors.invalid(rules::kKM2, entry, value, p);
-    }
-  }
-}
-
-// K-M3: annotation keys are qualified names; keys and values at most 256 KiB in all.
-void check_annotations(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
-  const JsonValue* annotations = object_member(metadata, "annotations");
-  if (annotations == nullptr) return;
-  const FieldPath annotations_path = path.child("annotations");
-  std::size_t total = 0;
-  for (auto it = annotations->MemberBegin(); it != annotations->MemberEnd(); ++it) {
-    const std::string_view key = view(it->name);
-    total += key.size();
-    const FieldPath entry = annotations_path.key(key);
-    for (std::string_view p : check_qualified_name(key)) {
-      errors.invalid(rules::kKM3, entry, key, p);
-    }
-    if (it->value.IsString()) {
-      total += it->value.GetStringLength();
-    } else if (!it->value.IsNull()) {
-      errors.invalid(rules::kKM3, entry, it->value, "must be of type string");
-    }
-  }
-  if (total > kMaxAnnotationBytes) {
-    errors.too_long(rules::kKM3, annotations_path, "may not be more than 262144 bytes");
-  }
-}
-
 // K-M4: finalizers are qualified names.
 void check_finalizers(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
   const JsonValue* finalizers = array_member(metadata, "finalizers");
@@ -135,8 +85,15 @@ void check_object_meta(const JsonValue& object, ErrorList& errors) {
   const FieldPath path = FieldPath::root("metadata");
   const JsonValue* metadata = object_member(&object, "metadata");
   check_name(metadata, path, errors);
-  check_labels(metadata, path, errors);
-  check_annotations(metadata, path, errors);
+  // K-M2, K-M3: the shared label and annotation map checks (validators/common.hpp), in the
+  // order the object lists its entries.
+  if (const JsonValue* labels = object_member(metadata, "labels")) {
+    check_label_map(rules::kKM2, *labels, path.child("labels"), errors, MapOrder::kDocument);
+  }
+  if (const JsonValue* annotations = object_member(metadata, "annotations")) {
+    check_annotation_map(rules::kKM3, *annotations, path.child("annotations"), errors,
+                         MapOrder::kDocument);
+  }
   check_finalizers(metadata, path, errors);
 }
 

@@ -352,3 +352,17 @@ TEST_CASE("check: prune_nulls drops null members, keeps null elements and empty 
   arena.document().Accept(writer);
   CHECK(std::string(out.GetString()) == R"({"b":{},"c":{"e":{}},"g":[null,{}],"i":1})");
 }
+
+// K-M3 as the API server judges annotation keys: lower-cased first, so an upper-case prefix is
+// fine (a label key's is not, K-M2).
+TEST_CASE("check: K-M3 annotation keys are case-insensitive, K-M2 label keys are not") {
+  std::string text =
+      R"({"metadata":{"name":"p","annotations":{"Example.com/x":"1"},"labels":{"Example.com/x":"1"}}})";
+  kpw::JsonArena arena;
+  REQUIRE(arena.parse_in_place(text).ok);
+  kpw::ErrorList errors;
+  kpw::check::check_object_meta(arena.document(), errors);
+  REQUIRE(errors.errors().size() == 1);
+  CHECK(errors.errors()[0].rule == kpw::Rule(kpw::rules::kKM2));
+  CHECK(errors.errors()[0].field == "metadata.labels[Example.com/x]");
+}
