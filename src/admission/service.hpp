@@ -54,7 +54,7 @@ struct WebhookRoute {
 WebhookRoute route_webhook(std::string_view path);
 
 // `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
-// garbage afterwards.
+// garbage afterwards. Every field of `answer` is set anew (a reused answer needs no reset).
 void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
                  std::string& body, HttpAnswer& answer);
 

@@ -108,14 +108,6 @@ std::string read_body(const char* name) {
   return body;
 }
 
-void reset(kpw::HttpAnswer& answer) {
-  answer.status = 200;
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.close = false;
-  answer.method_not_allowed = false;
-}
-
 // Baseline: only the per-iteration copy of the body the Review/* benchmarks also do.
 void BM_CopyBody(benchmark::State& state, const char* file) {
   const std::string pristine = read_body(file);
@@ -138,7 +130,6 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   kpw::HttpAnswer answer;
 
   body.assign(pristine);
-  reset(answer);
   kpw::handle_http("POST", path, "application/json", body, answer);
   const std::string_view want = allowed ? "\"allowed\":true" : "\"allowed\":false";
   if (answer.status != 200 || answer.body.find(want) == std::string::npos) {
@@ -150,13 +141,11 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   // Warm up, then count allocations over the timed loop.
   for (int i = 0; i < 16; ++i) {
     body.assign(pristine);
-    reset(answer);
     kpw::handle_http("POST", path, "application/json", body, answer);
   }
   const std::uint64_t before = g_allocations.load();
   for (auto _ : state) {
     body.assign(pristine);  // part of the measurement: see BM_CopyBody
-    reset(answer);
     kpw::handle_http("POST", path, "application/json", body, answer);
     benchmark::DoNotOptimize(answer.body.data());
     benchmark::ClobberMemory();

@@ -33,14 +33,6 @@ namespace worstcase {
 
 namespace {
 
-void reset(kpw::HttpAnswer& answer) {
-  answer.status = 200;
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.close = false;
-  answer.method_not_allowed = false;
-}
-
 void write_all(int fd, const std::string& line) {
   std::size_t done = 0;
   while (done < line.size()) {
@@ -96,7 +88,6 @@ std::string describe_answer(const kpw::HttpAnswer& answer) {
   try {
     for (int calls = 0;; ++calls) {
       body.assign(pristine);
-      reset(answer);
       const Clock::time_point t0 = Clock::now();
       kpw::handle_http("POST", path, "application/json", body, answer);
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
