@@ -133,7 +133,7 @@ class Server:
     and the "stopped" line."""
 
     def __init__(self, binary: str, cert_dir: str, *extra_flags: str, threads: int | None = 2,
-                 shutdown_delay: str | None = "0s"):
+                 shutdown_delay: str | None = "0s", port: int | None = None):
         self.binary = binary
         self.cert_dir = cert_dir
         self.ca = os.path.join(cert_dir, "ca.crt")
@@ -143,6 +143,7 @@ class Server:
         # Tests stop servers often: no kubelet-style delay unless a test asks for one.
         if shutdown_delay is not None and not any(f.startswith("--shutdown-delay") for f in extra_flags):
             self.extra_flags += ["--shutdown-delay", shutdown_delay]
+        self.fixed_port = port    # a restart keeps the address a webhook configuration names
         self.port = None
         self.probe_port = None    # plain HTTP: /healthz, /readyz
         self.metrics_port = None  # plain HTTP: /metrics
@@ -178,6 +179,8 @@ class Server:
     def start(self):
         for attempt in range(3):
             self.port, self.probe_port, self.metrics_port = free_port(), free_port(), free_port()
+            if self.fixed_port is not None:
+                self.port = self.fixed_port
             self._lines, self._serving = [], threading.Event()
             self.proc = subprocess.Popen(self.command(), stdin=subprocess.DEVNULL,
                                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)

@@ -1,0 +1,292 @@
+#!/usr/bin/env python3
+"""Every path we serve, behind a real kube-apiserver, registered with our own manifests, driven with kubectl.
+
+The API server (etcd + kube-apiserver, test/e2e/kube.py) gets Karmada's CRDs and the project's url
+overlay (manifests/, filled with the test server's CA and address, `kubectl kustomize`, `kubectl
+apply -l ...apply-to=karmada-apiserver`). Then, per kind of the kind table (`karmada-policy-webhook
+kinds`):
+
+- a valid object is created with `kubectl create` and read back with `kubectl get -o json`: it is
+  stored as our mutating path makes it (finalizers, the permanent-id label, defaults);
+- an invalid one is refused, and kubectl prints `admission webhook "<our entry>" denied the
+  request: <field>: ...`: the entry is ours and the message names the field.
+
+A kind of the table without a row here fails the test, and so does a manifest that does not route
+a path to us: the last test breaks one entry of a rendered copy and checks that the probe of that
+path sees it.
+
+    test_apiserver_paths.py --binary build/karmada-policy-webhook --source .
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import harness  # noqa: E402
+import kube  # noqa: E402
+from harness import check  # noqa: E402
+
+ENTRY_SUFFIX = ".karmada-policy-webhook.karmada.io"
+UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
+TTL = 600   # --default-rebalancer-ttl-seconds, so that /mutate-workloadrebalancer shows itself
+
+
+def obj(kind, name, spec, namespaced, group="policy.karmada.io"):
+    meta = {"name": name}
+    if namespaced:
+        meta["namespace"] = "default"
+    return {"apiVersion": group + "/v1alpha1", "kind": kind, "metadata": meta, "spec": spec}
+
+
+DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}
+
+# kind -> (valid object, {JSON pointer in the stored object: value; "<uuid>" a v4 UUID},
+#          invalid object, the field its denial must name, that field's rule)
+CASES = {
+    "PropagationPolicy": (
+        obj("PropagationPolicy", "pp-valid", {"resourceSelectors": [DEPLOYMENT], "placement": {
+            "clusterAffinity": {"clusterNames": ["member1"]}}}, True),
+        {"/metadata/finalizers": ["karmada.io/propagation-policy-controller"],
+         "/metadata/labels/propagationpolicy.karmada.io~1permanent-id": "<uuid>",
+         "/spec/resourceSelectors/0/namespace": "default", "/spec/priority": 0,
+         "/spec/preemption": "Never", "/spec/conflictResolution": "Abort",
+         "/spec/schedulerName": "default-scheduler"},
+        obj("PropagationPolicy", "pp-invalid", {"resourceSelectors": [DEPLOYMENT], "placement": {
+            "clusterAffinities": [{"affinityName": "east"}, {"affinityName": "east"}]}}, True),
+        "spec.placement.clusterAffinities[1].affinityName", "V-P5"),
+    "ClusterPropagationPolicy": (
+        obj("ClusterPropagationPolicy", "cpp-valid", {"resourceSelectors": [
+            {"apiVersion": "v1", "kind": "Namespace", "name": "team-a"}]}, False),
+        {"/metadata/finalizers": ["karmada.io/cluster-propagation-policy-controller"],
+         "/metadata/labels/clusterpropagationpolicy.karmada.io~1permanent-id": "<uuid>",
+         "/spec/priority": 0, "/spec/preemption": "Never"},
+        obj("ClusterPropagationPolicy", "cpp-invalid", {"resourceSelectors": [DEPLOYMENT],
+                                                        "placement": {"spreadConstraints": [
+                                                            {"spreadByField": "region",
+                                                             "minGroups": 1}]}}, False),
+        "spec.placement.spreadConstraints", "V-S7"),
+    "WorkloadRebalancer": (
+        obj("WorkloadRebalancer", "wr-valid", {"workloads": [dict(DEPLOYMENT, namespace="default")]},
+            False, "apps.karmada.io"),
+        {"/spec/ttlSecondsAfterFinished": TTL},
+        obj("WorkloadRebalancer", "wr-invalid", {"workloads": [dict(DEPLOYMENT, namespace="Team_A")]},
+            False, "apps.karmada.io"),
+        "spec.workloads[0].namespace", "W-3"),
+    "ScheduleTrigger": (
+        obj("ScheduleTrigger", "st-valid", {"targetRefPolicy": [{"name": "pp-valid",
+                                                                 "namespace": "default"}]}, False),
+        {"/spec/retryAfterSeconds": 3, "/spec/autoCleanAfterMinutes": 60},
+        obj("ScheduleTrigger", "st-invalid", {"targetRefPolicy": [{"name": "Bad_Name"}]}, False),
+        "spec.targetRefPolicy[0].name", "S-3"),
+    "OverridePolicy": (
+        obj("OverridePolicy", "op-valid", {"resourceSelectors": [DEPLOYMENT], "overrideRules": [
+            {"overriders": {"labelsOverrider": [{"operator": "add", "value": {"team": "a"}}]}}]},
+            True),
+        {"/spec/resourceSelectors/0/namespace": "default",
+         "/spec/overrideRules/0/overriders/labelsOverrider/0/value/team": "a"},
+        obj("OverridePolicy", "op-invalid", {"resourceSelectors": [DEPLOYMENT], "overrideRules": [
+            {"overriders": {"labelsOverrider": [{"operator": "add", "value": {"Bad_Key!": "a"}}]}}]},
+            True),
+        "spec.overrideRules[0].overriders.labelsOverrider[0].value[Bad_Key!]", "O-7"),
+    "ClusterOverridePolicy": (
+        obj("ClusterOverridePolicy", "cop-valid", {"resourceSelectors": [DEPLOYMENT], "overrideRules": [
+            {"overriders": {"annotationsOverrider": [{"operator": "add", "value": {"a": "b"}}]}}]},
+            False),
+        {"/spec/overrideRules/0/overriders/annotationsOverrider/0/value/a": "b"},
+        obj("ClusterOverridePolicy", "cop-invalid", {"resourceSelectors": [DEPLOYMENT],
+                                                     "overrideRules": [{"overriders": {
+                                                         "plaintext": [{"operator": "replace",
+                                                                        "path": "/spec/replicas",
+                                                                        "value": 1}]},
+                                                         "targetCluster": {"fieldSelector": {
+                                                             "matchExpressions": [{
+                                                                 "key": "rack", "operator": "In",
+                                                                 "values": ["r1"]}]}}}]}, False),
+        "spec.overrideRules[0].targetCluster.fieldSelector.matchExpressions[0].key", "O-19"),
+    "FederatedResourceQuota": (
+        obj("FederatedResourceQuota", "frq-valid", {"overall": {"cpu": "10", "memory": "1Gi"},
+                                                    "staticAssignments": [
+                                                        {"clusterName": "member1",
+                                                         "hard": {"cpu": "4", "memory": "512Mi"}},
+                                                        {"clusterName": "member2",
+                                                         "hard": {"cpu": "6", "memory": "512Mi"}}]},
+            True),
+        {"/spec/overall/memory": "1Gi", "/spec/staticAssignments/1/hard/cpu": "6"},
+        obj("FederatedResourceQuota", "frq-invalid", {"overall": {"cpu": "2"}, "staticAssignments": [
+            {"clusterName": "member1", "hard": {"cpu": "4"}}]}, True),
+        "spec.overall[cpu]", "Q-9"),
+    "ClusterTaintPolicy": (
+        obj("ClusterTaintPolicy", "ctp-valid", {"taints": [{"key": "maintenance",
+                                                            "effect": "NoSchedule"}]}, False),
+        {"/spec/taints/0/effect": "NoSchedule"},
+        obj("ClusterTaintPolicy", "ctp-invalid", {"taints": [{"key": "maintenance",
+                                                              "effect": "NoExecute"}]}, False),
+        "spec.taints[0]", "T-1"),
+}
+
+
+def pointer_get(doc, pointer: str):
+    for token in pointer.split("/")[1:]:
+        token = token.replace("~1", "/").replace("~0", "~")
+        if isinstance(doc, list):
+            doc = doc[int(token)]
+        else:
+            doc = doc[token]
+    return doc
+
+
+def entry_name(row) -> str:
+    return row.kind.lower() + ENTRY_SUFFIX
+
+
+def create_and_read(api, manifest: dict) -> dict:
+    api.kubectl("create", "-f", "-", input=manifest)
+    args = ["get", row_resource(manifest), manifest["metadata"]["name"]]
+    if "namespace" in manifest["metadata"]:
+        args += ["-n", manifest["metadata"]["namespace"]]
+    return api.kubectl_json(*args)
+
+
+def row_resource(manifest: dict) -> str:
+    group = manifest["apiVersion"].split("/")[0]
+    return "%s.%s" % (RESOURCES[manifest["kind"]], group)
+
+
+RESOURCES = {}
+
+
+def stored_problems(stored: dict, expect: dict) -> list:
+    problems = []
+    for pointer, want in expect.items():
+        try:
+            got = pointer_get(stored, pointer)
+        except (KeyError, IndexError, ValueError, TypeError):
+            problems.append("%s absent" % pointer)
+            continue
+        if want == "<uuid>":
+            if not isinstance(got, str) or not UUID.match(got):
+                problems.append("%s = %r, not a v4 UUID" % (pointer, got))
+        elif got != want:
+            problems.append("%s = %r, want %r" % (pointer, got, want))
+    return problems
+
+
+def denial_problems(api, row, invalid: dict, field: str) -> list:
+    """Why `kubectl create` of the invalid object was not the denial we expect, or []."""
+    proc = api.kubectl("create", "-f", "-", input=invalid, check=False)
+    text = proc.stderr.strip()
+    want = 'admission webhook "%s" denied the request: ' % entry_name(row)
+    if proc.returncode == 0:
+        return ["%s was admitted: %s" % (invalid["metadata"]["name"], proc.stdout.strip())]
+    problems = []
+    if "Error from server (Forbidden)" not in text or want not in text:
+        problems.append("kubectl printed %r, want %r" % (text, want + "..."))
+    elif (field + ":") not in text.split(want, 1)[1]:
+        problems.append("the denial does not name %s: %r" % (field, text))
+    return problems
+
+
+def test_every_kind_has_a_case(api, webhook, rows):
+    missing = [r.kind for r in rows if r.kind not in CASES]
+    check(not missing, "kinds of the kind table without a case here: %s", missing)
+    check(set(CASES) <= {r.kind for r in rows}, "cases for kinds the table lacks: %s",
+          sorted(set(CASES) - {r.kind for r in rows}))
+
+
+def test_valid_objects_are_stored_mutated(api, webhook, rows):
+    problems = []
+    for row in rows:
+        valid, expect, _, _, _ = CASES[row.kind]
+        stored = create_and_read(api, valid)
+        got = stored_problems(stored, expect)
+        problems += ["%s (%s): %s" % (row.kind, row.mutate_path or row.validate_path, p)
+                     for p in got]
+        if not got:
+            print("  %-24s stored: %s" % (row.kind, json.dumps(
+                {p: pointer_get(stored, p) for p in expect})[:160]), flush=True)
+    check(not problems, "\n  ".join(problems))
+
+
+def test_invalid_objects_are_refused_by_our_entry(api, webhook, rows):
+    problems = []
+    for row in rows:
+        _, _, invalid, field, rule = CASES[row.kind]
+        got = denial_problems(api, row, invalid, field)
+        problems += ["%s (%s, %s): %s" % (row.kind, row.validate_path, rule, p) for p in got]
+        if not got:
+            print("  %-24s denied at %s [%s]" % (row.kind, field, rule), flush=True)
+    check(not problems, "\n  ".join(problems))
+
+
+def test_metrics_count_what_the_api_server_sent(api, webhook, rows):
+    """Every path saw at least one request, each denial counted under its rule."""
+    status, body = harness_get(webhook.metrics_port, "/metrics")
+    check(status == 200, "/metrics: HTTP %d", status)
+    text = body.decode()
+    for row in rows:
+        for path in row.paths():
+            check(re.search(r'controller_runtime_webhook_requests_total\{code="200",webhook="%s"\} [1-9]'
+                            % re.escape(path), text),
+                  "no request counted for %s:\n%s", path,
+                  "\n".join(l for l in text.splitlines() if "requests_total" in l)[:3000])
+
+
+def harness_get(port: int, path: str):
+    import urllib.request
+    with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=10) as resp:
+        return resp.status, resp.read()
+
+
+def test_a_broken_manifest_is_caught(api, webhook, rows):
+    """The probes above are what would catch a broken manifest: with the ClusterTaintPolicy entry
+    pointed at a resource that does not exist, its invalid object is admitted and the probe says so."""
+    rendered = api.render_manifests(webhook)
+    broken = rendered.replace("- clustertaintpolicies\n", "- clustertaintpolicys\n", 1)
+    check(broken != rendered, "the rendered manifests have no clustertaintpolicies rule")
+    row = next(r for r in rows if r.kind == "ClusterTaintPolicy")
+    _, _, invalid, field, _ = CASES[row.kind]
+    try:
+        api.apply_manifests(broken)
+        # The API server picks the change up from a watch: wait until the probe stops seeing us.
+        import time
+        deadline = time.monotonic() + 30
+        problems = []
+        while time.monotonic() < deadline:
+            problems = denial_problems(api, row, dict(invalid, metadata={"name": "ctp-broken"}),
+                                       field)
+            if problems:
+                break
+            time.sleep(0.2)
+        check(problems and "was admitted" in problems[0],
+              "a manifest that routes nothing to /validate-clustertaintpolicy went unnoticed: %s",
+              problems)
+        api.kubectl("delete", "clustertaintpolicies.policy.karmada.io", "ctp-broken")
+    finally:
+        api.apply_manifests(rendered)
+        api.wait_webhooks_called()
+
+
+def run(args, api):
+    rows = harness.kind_table(args.binary)
+    for row in rows:
+        RESOURCES[row.kind] = row.resource
+    certs = harness.make_certs(args.source)
+    with harness.Server(args.binary, certs, "--default-rebalancer-ttl-seconds", str(TTL)) as webhook:
+        api.register(webhook)
+        try:
+            return harness.run_tests([test_every_kind_has_a_case,
+                                      test_valid_objects_are_stored_mutated,
+                                      test_invalid_objects_are_refused_by_our_entry,
+                                      test_metrics_count_what_the_api_server_sent,
+                                      test_a_broken_manifest_is_caught], api, webhook, rows)
+        finally:
+            api.unregister()
+
+
+if __name__ == "__main__":
+    kube.main(run)
