@@ -9,7 +9,7 @@ CERT_DIR ?= certs/dev
 # Everything the build, the tests and the benchmark need, all from Debian's packages.
 DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
 	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
-	libgnutls28-dev valgrind
+	libgnutls28-dev valgrind xz-utils
 
 .PHONY: all deps build server test test-asan fuzz run certs bench soak clean
 
@@ -37,8 +37,12 @@ server: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD) -j $(JOBS) --target karmada-policy-webhook
 
+# The tests behind a real kube-apiserver (label apiserver) need its binaries: $$KUBEBUILDER_ASSETS,
+# or ../shared/envtest beside the repository; without them they are skipped (one line each says
+# how to get them). Their figures (faults, concurrency) are printed after the run.
 test: build
 	ctest --test-dir $(BUILD) --output-on-failure -j 1
+	@test/e2e/show_output.py $(BUILD) --label apiserver
 
 # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer), with
 # the JSON reader's portable string scan (the Release build tests the SSE2 one).

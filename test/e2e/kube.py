@@ -478,6 +478,9 @@ def main(body, extra_flags=()) -> None:
     bins, why = find_binaries(args.source, build_dir)
     if bins is None:
         skip(why)
+    if not os.path.isdir(karmada_crds(args.source)):
+        skip("no Karmada CRDs at %s (set KPW_KARMADA_CRDS to Karmada's charts/karmada/_crds/bases)"
+             % karmada_crds(args.source))
     signal.signal(signal.SIGTERM, _exit_on_signal)
     signal.signal(signal.SIGINT, _exit_on_signal)
     print("envtest: %s" % bins.origin, flush=True)
