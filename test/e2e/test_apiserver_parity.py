@@ -38,7 +38,6 @@ stripped, every object deleted, and the test checks that none is left.
 
 from __future__ import annotations
 
-import copy
 import json
 import os
 import re
@@ -50,9 +49,8 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 import kube  # noqa: E402
 from harness import check  # noqa: E402
-from test_upstream_parity import reduced  # noqa: E402
+from test_upstream_parity import FILES, load_rows, reduced, without_artefacts  # noqa: E402
 
-FILES = ("recorded.jsonl", "recorded-more.jsonl")
 GROUP = "policy.karmada.io"
 
 # The server's flags per mode: the default run passes none (its default is deny).
@@ -114,14 +112,6 @@ MESSAGE_DIFFERENCES = {
 }
 
 STAGES = ("decode", "schema", "mutate", "validate", "ok")
-
-
-def load_rows(source: str) -> list:
-    rows = []
-    for name in FILES:
-        with open(os.path.join(source, "test", "e2e", "upstream", name), encoding="utf-8") as f:
-            rows += [json.loads(line) for line in f if line.strip()]
-    return rows
 
 
 # --- what kubectl said -------------------------------------------------------------------------------
@@ -205,18 +195,6 @@ def message_problem(row: dict, stage: str, ours: str) -> str:
 
 
 # --- what is stored --------------------------------------------------------------------------------
-
-def without_artefacts(stored: dict, given: dict) -> dict:
-    """Upstream's stored object without the `placement: {}` / `overriders: {}` its re-marshal adds
-    where the input has no such member (meaningless artefacts we do not add)."""
-    out = copy.deepcopy(stored)
-    spec = out.get("spec", {})
-    given_spec = given.get("spec") if isinstance(given.get("spec"), dict) else {}
-    for key in ("placement", "overriders"):
-        if spec.get(key) == {} and given_spec.get(key) is None:
-            del spec[key]
-    return out
-
 
 def stored_problem(row: dict, obj: dict) -> str:
     """Why our stored object is not upstream's, or ""."""
