@@ -29,8 +29,8 @@ differs fails the test too, so the lists stay true.
 
 The replay runs twice against one API server: our server with its default flags
 (`--strict-rules=deny`), then with `--strict-rules=off`, under which every row must get
-upstream's verdict (only stage and stored-object differences may remain, each listed). Between
-the two nothing is left behind: finalizers (no controller runs here to remove them) are
+upstream's verdict (only stage, message and stored-object differences may remain, each listed).
+Between the two nothing is left behind: finalizers (no controller runs here to remove them) are
 stripped, every object deleted, and the test checks that none is left.
 
     test_apiserver_parity.py --binary build/karmada-policy-webhook --source .
