@@ -3,11 +3,13 @@
 // `replace` when ""). End-to-end parity (docs/compatibility.md, "End-to-end parity"): the
 // explicit empties upstream's Go re-marshal drops are removed (RT-1, mutators/round_trip.hpp), so
 // the same objects are admitted and stored; never its meaningless artefacts (`add /spec/overriders
-// {}`, `value: null`), nor its replacement of a `null` list element by a zero struct (the strict
-// schema rules name those elements instead). A mutator never denies: a field of the wrong type is
-// left for the validator.
+// {}`, `value: null`). Its replacement of a `null` list element by a zero struct is not copied
+// (the strict schema rules name those elements instead), except a `null` override rule under
+// --strict-rules=off or warn (fill_null_rules). A mutator never denies: a field of the wrong type
+// is left for the validator.
 #include "mutators/override_policy.hpp"
 
+#include <string>
 #include <string_view>
 
 #include "api/object.hpp"
@@ -66,6 +68,30 @@ void normalise_selectors(const JsonValue& spec, const FieldPath& spec_path, std:
       });
 }
 
+// A `null` override rule: upstream's round trip stores the zero RuleWithCluster in its place,
+// `{"overriders":{}}`, a rule that overrides nothing. Under --strict-rules=deny the `null` stays,
+// for the CRD's schema (OS-3 in `check` or a raw review) to name. Under `off` (upstream's verdicts)
+// it is stored as upstream stores it; under `warn` too, with the warning OS-3 would give (the
+// validator no longer sees the `null`), since the CRD's schema would otherwise refuse what `warn`
+// allows.
+void fill_null_rules(const JsonValue& spec, const FieldPath& spec_path, StrictRules mode,
+                     AdmissionResult& result) {
+  const JsonValue* rules = array_member(&spec, "overrideRules");
+  if (rules == nullptr || mode == StrictRules::kDeny) return;
+  const FieldPath list = spec_path.child("overrideRules");
+  for (rapidjson::SizeType i = 0; i < rules->Size(); ++i) {
+    if (!(*rules)[i].IsNull()) continue;
+    const FieldPath item = list.index(i);
+    result.patch.set_empty_object(item.child("overriders"));
+    if (mode != StrictRules::kWarn) continue;
+    result.warnings.add_built([&](std::string& w) {
+      item.append_to(w);
+      w += ": Invalid value: null: must be of type object [OS-3]; allowed by --strict-rules=warn: "
+           "stored as an empty rule, {\"overriders\":{}}, as upstream stores it";
+    });
+  }
+}
+
 }  // namespace
 
 void mutate_override_policy(const AdmissionRequest& request, AdmissionResult& result) {
@@ -74,6 +100,7 @@ void mutate_override_policy(const AdmissionRequest& request, AdmissionResult& re
   const FieldPath spec_path = FieldPath::root("spec");
   JsonPatch& patch = result.patch;
   normalise_selectors(*spec, spec_path, request.ns, patch);
+  fill_null_rules(*spec, spec_path, request.strict_rules, result);
   for_each_object(*spec, spec_path, "overrideRules",
                   [&](const JsonValue& rule, const FieldPath& p) {
                     normalise_target_cluster(rule, p, patch);

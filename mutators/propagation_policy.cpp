@@ -99,8 +99,11 @@ void default_division_preference(const JsonValue* placement, const FieldPath& pl
 }
 
 // M-5 and the design defaults of application failover: purge mode, grace period, toleration.
+// `purgeMode: ""` is the Gracefully it is stored as and gets its grace period too (H7), except
+// under --strict-rules=off: there, as upstream's M-5 reads the raw "", it gets none, and the
+// validator then gives upstream's verdict (V-F3 on the stored Gracefully).
 void default_application_failover(const JsonValue* spec, const FieldPath& spec_path,
-                                  JsonPatch& patch) {
+                                  StrictRules mode, JsonPatch& patch) {
   const JsonValue* app = object_member(object_member(spec, "failover"), "application");
   if (app == nullptr) return;
   const MutationDefaults& defaults = mutation_defaults();
@@ -108,8 +111,9 @@ void default_application_failover(const JsonValue* spec, const FieldPath& spec_p
   const FieldPath app_path = failover_path.child("application");
 
   std::string_view purge_mode = string_or_empty(app, "purgeMode");
-  if (const JsonValue* mode = member(app, "purgeMode");
-      mode != nullptr && mode->IsString() && mode->GetStringLength() == 0) {
+  if (const JsonValue* value = member(app, "purgeMode"); value != nullptr && value->IsString() &&
+                                                         value->GetStringLength() == 0 &&
+                                                         mode != StrictRules::kOff) {
     purge_mode = "Gracefully";  // H7: what "" is stored as (policy_normalise.cpp)
   }
   if (absent(app, "purgeMode")) {
@@ -169,7 +173,7 @@ void mutate(const PolicyKind& kind, const AdmissionRequest& req, AdmissionResult
     default_spread_constraints(placement, placement_path, patch);
     default_propagate_deps(spec, spec_path, patch);
     default_division_preference(placement, placement_path, patch);
-    default_application_failover(spec, spec_path, patch);
+    default_application_failover(spec, spec_path, req.strict_rules, patch);
     default_priority_and_preemption(spec, spec_path, patch);
   }
   if (req.operation == Operation::kCreate) identify_on_create(kind, req.object, patch);

@@ -62,6 +62,10 @@ void JsonPatch::set(const FieldPath& path, std::string_view value) {
   put(path, std::move(v), false);
 }
 
+void JsonPatch::set_empty_object(const FieldPath& path) {
+  put(path, JsonValue(rapidjson::kObjectType), false);
+}
+
 void JsonPatch::append(const FieldPath& path, std::string_view value) {
   JsonValue v(value.data(), static_cast<rapidjson::SizeType>(value.size()), allocator_);
   put(path, std::move(v), true);

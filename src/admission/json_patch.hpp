@@ -39,6 +39,8 @@ class JsonPatch {
   void set(const FieldPath& path, std::int64_t value);
   void set(const FieldPath& path, bool value);
   void set(const FieldPath& path, std::string_view value);
+  // Sets `{}` (a Go struct's zero value as upstream's round trip writes it).
+  void set_empty_object(const FieldPath& path);
   // Appends a string to the array at `path` (`add …/-`), creating the array when absent.
   void append(const FieldPath& path, std::string_view value);
   // Removes the member at `path` (a `remove` op) when the object as it arrived holds it; nothing

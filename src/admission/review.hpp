@@ -52,6 +52,10 @@ struct AdmissionRequest {
   const JsonValue* object = nullptr;      // always an object when a handler runs
   const JsonValue* old_object = nullptr;  // an object on UPDATE, else nullptr
   ValidationSettings settings;            // the server's, from validation_settings()
+  // --strict-rules, from strict_rules(). Validators meet it through the ErrorList's StrictContext;
+  // a mutator reads it here: under `off` it stores what upstream's round trip stores where that
+  // decides the verdict (docs/compatibility.md, "End-to-end parity").
+  StrictRules strict_rules = StrictRules::kDeny;
 };
 
 // What a handler answers: field errors deny (code 403), warnings ride along either way, and a

@@ -130,6 +130,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
     return;
   }
   req.settings = validation_settings();
+  req.strict_rules = strict_rules();
   req.name = string_or_empty(request, "name");
   req.ns = string_or_empty(request, "namespace");
   req.object = member(request, "object");
@@ -157,7 +158,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   result.warnings.clear();
   result.patch.reset(req.object);
   StrictContext strict;
-  strict.mode = strict_rules();
+  strict.mode = req.strict_rules;
   strict.object = req.object;
   strict.old_object = req.old_object;
   strict.deleting = member(object_member(req.object, "metadata"), "deletionTimestamp") != nullptr;

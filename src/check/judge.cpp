@@ -113,6 +113,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   request.ns = j.ns;
   request.object = &obj;
   request.settings = validation_settings();
+  request.strict_rules = strict_rules();
   if (kind->mutate != nullptr) {
     AdmissionResult mutation;
     mutation.patch.reset(&obj);

@@ -79,6 +79,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   request.ns = call.ns;
   request.object = &arena->document();
   request.settings = call.settings;
+  request.strict_rules = call.strict;
   if (!old_text.empty()) {
     if (!old_arena->parse_in_place(old_text).ok) {
       v.errors.push_back(
@@ -145,6 +146,7 @@ inline Mutation mutate(Handler handler, std::string_view object, const Call& cal
   request.operation = call.operation;
   request.ns = call.ns;
   request.object = &arena->document();
+  request.strict_rules = call.strict;
   if (!old_text.empty() && old_arena->parse_in_place(old_text).ok) {
     request.old_object = &old_arena->document();
   }

@@ -58,6 +58,25 @@ TEST_CASE("patch: a null parent is replaced / not added below") {
   CHECK(ops == R"([{"op":"replace","path":"/metadata/labels","value":{"a.io/id":"v"}}])");
 }
 
+TEST_CASE("patch: an empty object below a null array element replaces the element") {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath rules = spec.child("overrideRules");
+  const FieldPath first = rules.index(0);
+  const FieldPath second = rules.index(1);
+  std::string ops;
+  auto out = patched(R"({"spec":{"overrideRules":[{"overriders":{"a":1}},null]}})",
+                     [&](JsonPatch& p) {
+                       p.set_empty_object(second.child("overriders"));
+                       p.set_empty_object(first.child("extra"));
+                     },
+                     &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/spec/overrideRules/1","value":{"overriders":{}}},{"op":"add","path":"/spec/overrideRules/0/extra","value":{}}])");
+  CHECK(out ==
+        R"({"spec":{"overrideRules":[{"overriders":{"a":1},"extra":{}},{"overriders":{}}]}})");
+}
+
 TEST_CASE("patch: pointer tokens escape ~ and / (RFC 6901)") {
   const FieldPath metadata = FieldPath::root("metadata");
   const FieldPath labels = metadata.child("labels");

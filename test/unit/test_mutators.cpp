@@ -121,6 +121,29 @@ TEST_CASE("M-5 graceful purge modes of both generations get a 600 s grace period
           .integer(grace) == 0);
 }
 
+TEST_CASE("M-5 H7 purgeMode \"\" gets a grace period, except under --strict-rules=off") {
+  const std::string object = pp(with(
+      R"("propagateDeps":true,"failover":{"application":{"decisionConditions":{"tolerationSeconds":300},"purgeMode":""}})"));
+  const char* grace = "/spec/failover/application/gracePeriodSeconds";
+  const char* mode = "/spec/failover/application/purgeMode";
+  for (const kpw::StrictRules strict : {kpw::StrictRules::kDeny, kpw::StrictRules::kWarn}) {
+    Call call;
+    call.strict = strict;
+    const Mutation m = mutate(&kpw::mutate_propagation_policy, object, call);
+    REQUIRE(m.error.empty());
+    CHECK(m.string(mode) == "Gracefully");
+    CHECK(m.integer(grace) == 600);  // H7: judged as the Gracefully it is stored as
+  }
+  // off: upstream's verdicts. Upstream's M-5 reads the raw "", so no grace period; its round trip
+  // stores Gracefully, which its validator then denies (V-F3; m10 of recorded.jsonl).
+  Call off;
+  off.strict = kpw::StrictRules::kOff;
+  const Mutation m = mutate(&kpw::mutate_propagation_policy, object, off);
+  REQUIRE(m.error.empty());
+  CHECK(m.string(mode) == "Gracefully");
+  CHECK_FALSE(m.has(grace));
+}
+
 TEST_CASE("M-6 CREATE always sets a fresh permanent id") {
   const Mutation m = create(pp(
       kSelector,
