@@ -45,6 +45,93 @@ const JsonValue* value_at(const JsonValue* root, std::span<const FieldPath::Segm
   return v;
 }
 
+// `<field>: <body>` of a warning, every echoed piece (the value, the keys and names of the path)
+// cut to `limit` bytes with its length (`"kkkk"... (300 bytes)`).
+void append_warning_head(std::string& out, const FieldPath& path, ErrorType type,
+                         std::string_view value, EchoKind echo, std::string_view raw,
+                         std::string_view detail, std::size_t limit) {
+  path.append_to(out, limit);
+  out += ": ";
+  out += error_type_text(type);
+  if (error_type_has_value(type)) {
+    out += ": ";
+    switch (echo) {
+      case EchoKind::kString:
+        append_echoed_string(out, raw, limit);
+        break;
+      case EchoKind::kText:
+        append_echoed_text(out, raw, limit);
+        break;
+      case EchoKind::kRendered:
+        out += value;
+        break;
+    }
+  }
+  if (!detail.empty()) {
+    out += ": ";
+    out += detail;
+  }
+}
+
+// A warning's echoed pieces are cut no shorter than this: the names of the schema stay whole, and
+// a value keeps enough to be recognised.
+constexpr std::size_t kMinWarningEchoBytes = 32;
+
+// `<field>: <body> [<ID>]; <why>` appended to `out` (the warning being built, so its capacity is
+// reused), at most Warnings::kMaxEachBytes: the ending is what the user must read (which rule, and
+// why it did not deny), so the head gives way. First its echoed pieces are cut, as short as needed
+// and no shorter than kMinWarningEchoBytes: a binary search over the limit (a few renders of a
+// warning already past 256 bytes; the size grows with the limit except where a cut adds its
+// marker, so the limit found may be a little short of the longest, never too long). Where that is
+// not enough (a long detail, a deep path), the head is cut at a UTF-8 boundary and ends with `...`.
+void append_allowed_warning(std::string& out, const FieldPath& path, ErrorType type,
+                            std::string_view value, EchoKind echo, std::string_view raw,
+                            std::string_view detail, std::string_view id, std::string_view why) {
+  constexpr std::string_view kCut = "...";
+  const std::size_t start = out.size();
+  const std::size_t tail = 2 + id.size() + 3 + why.size();  // ` [<ID>]; <why>`
+  const std::size_t room = Warnings::kMaxEachBytes > tail ? Warnings::kMaxEachBytes - tail : 0;
+  const auto fits = [&](std::size_t limit) {
+    out.resize(start);
+    append_warning_head(out, path, type, value, echo, raw, detail, limit);
+    return out.size() - start <= room;
+  };
+  if (!fits(kMaxEchoedBytes)) {
+    if (fits(kMinWarningEchoBytes)) {
+      std::size_t lo = kMinWarningEchoBytes;  // fits
+      std::size_t hi = kMaxEchoedBytes - 1;
+      while (lo < hi) {
+        const std::size_t mid = lo + (hi - lo + 1) / 2;
+        if (fits(mid)) {
+          lo = mid;
+        } else {
+          hi = mid - 1;
+        }
+      }
+      fits(lo);
+    } else {
+      const std::size_t keep =
+          room > kCut.size()
+              ? cut_utf8(std::string_view(out).substr(start), room - kCut.size()).size()
+              : 0;
+      out.resize(start + keep);
+      if (room >= kCut.size()) out += kCut;
+    }
+  }
+  out += " [";
+  out += id;
+  out += "]; ";
+  out += why;
+}
+
+// A JSON value echoed by append_echoed_scalar: a string is cut, anything else shown as rendered.
+EchoKind string_echo(const JsonValue& value) {
+  return value.IsString() ? EchoKind::kString : EchoKind::kRendered;
+}
+std::string_view raw_string(const JsonValue& value) {
+  return value.IsString() ? view(value) : std::string_view();
+}
+
 // The value at a dotted path such as `spec.preemption`.
 const JsonValue* value_at_dotted(const JsonValue* root, std::string_view dotted) {
   const JsonValue* v = root;
@@ -185,7 +272,7 @@ RuleAction ErrorList::judge_strict(Rule rule, const FieldPath& path, std::string
 }
 
 void ErrorList::add(Rule rule, ErrorType type, const FieldPath& path, std::string_view value,
-                    std::string_view detail) {
+                    std::string_view detail, EchoKind echo, std::string_view raw) {
   RuleAction action = RuleAction::kDeny;
   std::string_view why;
   if (context_ != nullptr && is_strict(rule)) {
@@ -196,13 +283,7 @@ void ErrorList::add(Rule rule, ErrorType type, const FieldPath& path, std::strin
   if (action != RuleAction::kDeny) {
     if (context_->warnings == nullptr) return;
     context_->warnings->add_built([&](std::string& w) {
-      path.append_to(w);
-      w += ": ";
-      append_error_body(w, type, value, detail);
-      w += " [";
-      w += rule_id(rule);
-      w += "]; ";
-      w += why;
+      append_allowed_warning(w, path, type, value, echo, raw, detail, rule_id(rule), why);
     });
     return;
   }
@@ -263,21 +344,21 @@ void ErrorList::invalid(Rule rule, const FieldPath& path, const JsonValue& value
                         std::string_view detail) {
   value_.clear();
   append_echoed_scalar(value_, value);
-  add(rule, ErrorType::kInvalid, path, value_, detail);
+  add(rule, ErrorType::kInvalid, path, value_, detail, string_echo(value), raw_string(value));
 }
 
 void ErrorList::invalid(Rule rule, const FieldPath& path, std::string_view string_value,
                         std::string_view detail) {
   value_.clear();
   append_echoed_string(value_, string_value);
-  add(rule, ErrorType::kInvalid, path, value_, detail);
+  add(rule, ErrorType::kInvalid, path, value_, detail, EchoKind::kString, string_value);
 }
 
 void ErrorList::invalid_json(Rule rule, const FieldPath& path, std::string_view rendered,
                              std::string_view detail) {
   value_.clear();
   append_echoed_text(value_, rendered);
-  add(rule, ErrorType::kInvalid, path, value_, detail);
+  add(rule, ErrorType::kInvalid, path, value_, detail, EchoKind::kText, rendered);
 }
 
 void ErrorList::invalid(Rule rule, const FieldPath& path, long long int_value,
@@ -305,7 +386,7 @@ void ErrorList::not_supported(Rule rule, const FieldPath& path, std::string_view
   append_echoed_string(value_, value);
   detail_.clear();
   append_supported(detail_, supported);
-  add(rule, ErrorType::kNotSupported, path, value_, detail_);
+  add(rule, ErrorType::kNotSupported, path, value_, detail_, EchoKind::kString, value);
 }
 
 void ErrorList::not_supported(Rule rule, const FieldPath& path, const JsonValue& value,
@@ -314,13 +395,13 @@ void ErrorList::not_supported(Rule rule, const FieldPath& path, const JsonValue&
   append_echoed_scalar(value_, value);
   detail_.clear();
   append_supported(detail_, std::span<const std::string_view>(supported.begin(), supported.size()));
-  add(rule, ErrorType::kNotSupported, path, value_, detail_);
+  add(rule, ErrorType::kNotSupported, path, value_, detail_, string_echo(value), raw_string(value));
 }
 
 void ErrorList::duplicate(Rule rule, const FieldPath& path, std::string_view value) {
   value_.clear();
   append_echoed_string(value_, value);
-  add(rule, ErrorType::kDuplicate, path, value_, {});
+  add(rule, ErrorType::kDuplicate, path, value_, {}, EchoKind::kString, value);
 }
 
 std::string ErrorList::omitted_text() const {

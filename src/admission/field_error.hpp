@@ -32,6 +32,10 @@ struct FieldError {
   void append_text(std::string& out) const;
 };
 
+// How an error echoes its value: as rendered (a number, `{...}`), or cut from the value itself, as
+// a JSON string literal or as text, so that a warning can cut it shorter (ErrorList).
+enum class EchoKind : std::uint8_t { kRendered, kString, kText };
+
 // How one review treats violations of `strict` rules (rules.hpp). Without one (unit tests, the
 // validators called directly) every violation denies.
 struct StrictContext {
@@ -53,8 +57,11 @@ struct StrictContext {
 //   safety net, and an exact count of millions is not worth a table of millions).
 // Every error names the rule that reported it. With a StrictContext, a `strict` rule's violation
 // may be allowed instead (--strict-rules=warn, ratcheting on UPDATE, an object being deleted): it
-// then becomes a warning (`<error>; allowed because …`) and denies nothing. Every violation is
-// counted by rule and action for the metrics.
+// then becomes a warning (`<error> [<ID>]; allowed because …`) and denies nothing. Such a warning
+// fits Warnings::kMaxEachBytes with its ` [<ID>]; <why>` ending whole: its echoed value and the
+// keys and names of its path are cut shorter (all to one length that fits, 32 bytes at least, each
+// with its length), and only if that is not enough is the rest cut before the ending, with `...`.
+// Every violation is counted by rule and action for the metrics.
 class ErrorList {
  public:
   static constexpr std::size_t kMaxShown = 100;
@@ -108,8 +115,9 @@ class ErrorList {
   std::string omitted_text() const;
 
  private:
+  // `value` as rendered; `raw` the value it echoes (EchoKind::kString, kText), for the warning.
   void add(Rule rule, ErrorType type, const FieldPath& path, std::string_view value,
-           std::string_view detail);
+           std::string_view detail, EchoKind echo = EchoKind::kRendered, std::string_view raw = {});
   void count(Rule rule, RuleAction action);
   // Whether a strict violation at `path` is allowed: the action, and why, for its warning.
   RuleAction judge_strict(Rule rule, const FieldPath& path, std::string_view& why);

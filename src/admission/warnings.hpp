@@ -1,5 +1,6 @@
 // The warnings of one review, capped as the API server shows them (at most kMaxTotalBytes in all,
-// each cut to kMaxEachBytes), with nothing dropped silently: once a warning does not fit, it and
+// each cut to kMaxEachBytes; ErrorList builds a strict rule's warning to fit, so that its ending
+// is never what is cut), with nothing dropped silently: once a warning does not fit, it and
 // every later one are only counted, and a last warning says how many were not shown.
 #pragma once
 

@@ -6,12 +6,12 @@
 
 namespace kpw {
 
-void FieldPath::append_to(std::string& out) const {
-  if (parent_ != nullptr) parent_->append_to(out);
+void FieldPath::append_to(std::string& out, std::size_t limit) const {
+  if (parent_ != nullptr) parent_->append_to(out, limit);
   switch (kind_) {
     case Kind::kName:
       if (parent_ != nullptr) out.push_back('.');
-      append_echoed_text(out, name_);
+      append_echoed_text(out, name_, limit);
       break;
     case Kind::kIndex: {
       char digits[20];
@@ -23,7 +23,7 @@ void FieldPath::append_to(std::string& out) const {
     }
     case Kind::kKey:
       out.push_back('[');
-      append_echoed_text(out, name_);
+      append_echoed_text(out, name_, limit);
       out.push_back(']');
       break;
   }

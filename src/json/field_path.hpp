@@ -27,9 +27,9 @@ class FieldPath {
   FieldPath key(std::string_view) && = delete;
 
   // `spec.placement.clusterAffinities[1].affinityName`, `metadata.labels[a/b]`. A name or key
-  // longer than kMaxEchoedBytes is cut like an echoed value (`[aaa... (70000 bytes)]`).
+  // longer than `limit` (kMaxEchoedBytes) is cut like an echoed value (`[aaa... (70000 bytes)]`).
   std::string str() const;
-  void append_to(std::string& out) const;
+  void append_to(std::string& out, std::size_t limit = kMaxEchoedBytes) const;
 
   enum class Kind { kName, kIndex, kKey };
   struct Segment {

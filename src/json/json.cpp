@@ -166,9 +166,9 @@ void append_echoed_text(std::string& out, std::string_view text, std::size_t lim
   if (text.size() > limit) append_cut_marker(out, text.size());
 }
 
-void append_echoed_string(std::string& out, std::string_view text) {
-  append_json_string(out, cut_utf8(text, kMaxEchoedBytes));
-  if (text.size() > kMaxEchoedBytes) append_cut_marker(out, text.size());
+void append_echoed_string(std::string& out, std::string_view text, std::size_t limit) {
+  append_json_string(out, cut_utf8(text, limit));
+  if (text.size() > limit) append_cut_marker(out, text.size());
 }
 
 void append_echoed_scalar(std::string& out, const JsonValue& value) {

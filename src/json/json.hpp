@@ -115,7 +115,8 @@ std::string_view cut_utf8(std::string_view text, std::size_t limit);
 void append_echoed_text(std::string& out, std::string_view text,
                         std::size_t limit = kMaxEchoedBytes);
 // The same, as a JSON string literal: `"aaaa"... (10000 bytes)`.
-void append_echoed_string(std::string& out, std::string_view text);
+void append_echoed_string(std::string& out, std::string_view text,
+                          std::size_t limit = kMaxEchoedBytes);
 // append_json_scalar, with strings echoed as append_echoed_string does.
 void append_echoed_scalar(std::string& out, const JsonValue& value);
 // append_echoed_string into a new string (for details and warnings that quote a value).

@@ -203,6 +203,141 @@ TEST_CASE("bounded: a warning is cut to 256 bytes and loses its newlines and tab
   CHECK(w.all().size() == 2);
 }
 
+namespace {
+
+// A strict violation judged outside an UPDATE: allowed with a warning (--strict-rules=warn, or the
+// object being deleted), the warning collected.
+struct AllowedStrict {
+  Warnings warnings;
+  kpw::StrictContext context;
+  ErrorList errors;
+
+  explicit AllowedStrict(bool deleting) {
+    context.mode = deleting ? kpw::StrictRules::kDeny : kpw::StrictRules::kWarn;
+    context.deleting = deleting;
+    context.warnings = &warnings;
+    errors.set_context(&context);
+  }
+  const std::string& only_warning() const {
+    REQUIRE(warnings.shown().size() == 1);
+    REQUIRE(warnings.dropped() == 0);
+    return warnings.shown()[0];
+  }
+};
+
+bool ends_with(std::string_view text, std::string_view end) {
+  return text.size() >= end.size() && text.substr(text.size() - end.size()) == end;
+}
+
+// Whether `text` is well-formed UTF-8 (no sequence cut in two).
+bool valid_utf8(std::string_view text) {
+  for (std::size_t i = 0; i < text.size();) {
+    const auto c = static_cast<unsigned char>(text[i]);
+    const std::size_t n = c < 0x80           ? 1
+                          : (c >> 5) == 0x6  ? 2
+                          : (c >> 4) == 0xE  ? 3
+                          : (c >> 3) == 0x1E ? 4
+                                             : 0;
+    if (n == 0 || i + n > text.size()) return false;
+    for (std::size_t k = 1; k < n; ++k) {
+      if ((static_cast<unsigned char>(text[i + k]) & 0xC0) != 0x80) return false;
+    }
+    i += n;
+  }
+  return true;
+}
+
+constexpr std::string_view kWarnEnding = " [SC-1]; allowed by --strict-rules=warn";
+constexpr std::string_view kDeletingEnding = " [SC-1]; allowed because the object is being deleted";
+
+}  // namespace
+
+TEST_CASE("bounded: a strict warning that fits is the error, its rule ID and why, whole") {
+  AllowedStrict s(false);
+  const FieldPath spec = FieldPath::root("spec");
+  s.errors.invalid(kpw::rules::kSC1, spec.child("schedulerName"), std::string_view("x"), "short");
+  CHECK(s.errors.empty());
+  CHECK(s.only_warning() ==
+        "spec.schedulerName: Invalid value: \"x\": short [SC-1]; allowed by --strict-rules=warn");
+}
+
+TEST_CASE("bounded: a strict warning past 256 bytes cuts its echoed value, never `[ID]; why`") {
+  for (const bool deleting : {false, true}) {
+    AllowedStrict s(deleting);
+    const FieldPath spec = FieldPath::root("spec");
+    s.errors.invalid(kpw::rules::kSC1, spec.child("schedulerName"), std::string(300, 'a'),
+                     "must be short");
+    CHECK(s.errors.empty());
+    const std::string& w = s.only_warning();
+    const std::string_view ending = deleting ? kDeletingEnding : kWarnEnding;
+    CHECK(ends_with(w, ending));
+    // The longest value that fits: 256 bytes exactly, the value cut and its length told.
+    CHECK(w.size() == Warnings::kMaxEachBytes);
+    CHECK(w.find("spec.schedulerName: Invalid value: \"aaaa") == 0);
+    CHECK(ends_with(w, std::string("a\"... (300 bytes): must be short") + std::string(ending)));
+  }
+}
+
+TEST_CASE("bounded: a value under 256 bytes that makes its strict warning too long is cut too") {
+  AllowedStrict s(true);
+  const FieldPath spec = FieldPath::root("spec");
+  s.errors.not_supported(kpw::rules::kSC1, spec.child("preemption"), std::string(250, 'p'),
+                         {"Always", "Never"});
+  const std::string& w = s.only_warning();
+  CHECK(w.size() <= Warnings::kMaxEachBytes);
+  CHECK(ends_with(w, std::string("p\"... (250 bytes): supported values: \"Always\", \"Never\"") +
+                         std::string(kDeletingEnding)));
+}
+
+TEST_CASE("bounded: a strict warning's value is cut at a UTF-8 boundary") {
+  AllowedStrict s(false);
+  const FieldPath spec = FieldPath::root("spec");
+  std::string text = "x";
+  for (int i = 0; i < 200; ++i) text += "\xc3\xa9";
+  s.errors.invalid(kpw::rules::kSC1, spec.child("schedulerName"), text, "must be short");
+  const std::string& w = s.only_warning();
+  CHECK(w.size() <= Warnings::kMaxEachBytes);
+  CHECK(valid_utf8(w));
+  CHECK(ends_with(
+      w, std::string("\xc3\xa9\"... (401 bytes): must be short") + std::string(kWarnEnding)));
+}
+
+TEST_CASE("bounded: a long key in a strict warning's path is cut as its value is") {
+  AllowedStrict s(false);
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels = metadata.child("labels");
+  const std::string key(300, 'k');
+  s.errors.invalid(kpw::rules::kSC1, labels.key(key), key,
+                   "name part must be no more than 63 bytes");
+  const std::string& w = s.only_warning();
+  CHECK(w.size() <= Warnings::kMaxEachBytes);
+  CHECK(w.find("metadata.labels[kkk") == 0);
+  CHECK(w.find("k... (300 bytes)]: Invalid value: \"kkk") != std::string::npos);
+  CHECK(ends_with(w, std::string("k\"... (300 bytes): name part must be no more than 63 bytes") +
+                         std::string(kWarnEnding)));
+}
+
+TEST_CASE("bounded: a strict warning too long without its values keeps its ending, `...` before") {
+  AllowedStrict s(true);
+  const FieldPath spec = FieldPath::root("spec");
+  s.errors.forbidden(kpw::rules::kSC1, spec.child("placement"), std::string(400, 'd'));
+  const std::string& w = s.only_warning();
+  CHECK(w.size() <= Warnings::kMaxEachBytes);
+  CHECK(w.find("spec.placement: Forbidden: ddd") == 0);
+  CHECK(ends_with(w, std::string("d...") + std::string(kDeletingEnding)));
+  // Echoed pieces keep 32 bytes at least (a name of the schema stays whole): then the head is cut.
+  AllowedStrict t(false);
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels = metadata.child("labels");
+  const std::string key(300, 'k');
+  t.errors.invalid(kpw::rules::kSC1, labels.key(key), key, std::string(150, 'd'));
+  const std::string& u = t.only_warning();
+  CHECK(u.size() <= Warnings::kMaxEachBytes);
+  CHECK(u.find("metadata.labels[" + std::string(32, 'k') + "... (300 bytes)]: Invalid value: \"" +
+               std::string(32, 'k') + "\"... (300 bytes): ddd") == 0);
+  CHECK(ends_with(u, std::string("d...") + std::string(kWarnEnding)));
+}
+
 TEST_CASE("bounded: SeenSet finds each repeat and the first occurrence, for a million texts") {
   std::vector<std::string> texts;
   for (int i = 0; i < 1000000; ++i) texts.push_back(std::to_string(i % 500000));

@@ -1,5 +1,6 @@
 // ClusterTaintPolicy rules T-1, T-2 (upstream, with upstream's TestValidatePolicyTaints cases),
 // TS-1…TS-4 and D-T1 (docs/rules.md "ClusterTaintPolicy"), the flag, the order, ratcheting.
+#include <algorithm>
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
@@ -267,4 +268,20 @@ TEST_CASE("D-T1 ratchets on UPDATE; T-1 does not (B-12)") {
   // A NoExecute policy admitted while the flag was on: any UPDATE is denied once it is off.
   const std::string no_execute = taints(R"({"key":"k","effect":"NoExecute"})");
   CHECK(ctp(no_execute, Call::update_of(no_execute, "")).fields() == Fields{"spec.taints[0]"});
+}
+
+TEST_CASE("D-T1 ratcheting a key of 300 bytes: the warning cuts the key, not its ending") {
+  const std::string key(300, 'k');
+  const std::string old_policy = taints(R"({"key":")" + key + R"(","effect":"NoSchedule"})");
+  const Verdict same = ctp(old_policy, Call::update_of(old_policy, ""));
+  CHECK(same.allowed());
+  REQUIRE(same.warnings.size() == 1);
+  const std::string& w = same.warnings[0];
+  CHECK(w.size() <= kpw::Warnings::kMaxEachBytes);
+  CHECK(w.find(R"(spec.taints[0].key: Invalid value: "kkk)") == 0);
+  const std::string ending =
+      R"(k"... (300 bytes): name part must be no more than 63 bytes [D-T1]; allowed because it )"
+      "is unchanged: fix it at its next change";
+  CHECK(w.size() >= ending.size());
+  CHECK(w.substr(w.size() - std::min(w.size(), ending.size())) == ending);
 }
