@@ -30,6 +30,23 @@ constexpr std::size_t kKeptFingerprintSlots = 4096;
 // count as changed, so the cost stays linear in the object.
 constexpr std::size_t kMaxRatchetLookups = 256;
 
+// Ends the warning of an allowed strict violation, `<error> [<ID>]; <why>`, within the bytes a
+// warning is shown: a long error text (a qualified-name message is ~240 bytes) is cut, followed
+// by "...", rather than the rule ID and the reason the user must see, which always fit.
+void append_warning_tail(std::string& w, std::string_view id, std::string_view why) {
+  constexpr std::string_view kCut = "...";
+  const std::size_t tail = 2 + id.size() + 3 + why.size();  // " [" id "]; " why
+  const std::size_t limit = Warnings::kMaxEachBytes;
+  if (w.size() + tail > limit && tail + kCut.size() < limit) {
+    w.resize(cut_utf8(w, limit - tail - kCut.size()).size());
+    w += kCut;
+  }
+  w += " [";
+  w += id;
+  w += "]; ";
+  w += why;
+}
+
 // The value at `segments` (from the object's root), or nullptr when absent.
 const JsonValue* value_at(const JsonValue* root, std::span<const FieldPath::Segment> segments) {
   const JsonValue* v = root;
@@ -199,10 +216,7 @@ void ErrorList::add(Rule rule, ErrorType type, const FieldPath& path, std::strin
       path.append_to(w);
       w += ": ";
       append_error_body(w, type, value, detail);
-      w += " [";
-      w += rule_id(rule);
-      w += "]; ";
-      w += why;
+      append_warning_tail(w, rule_id(rule), why);
     });
     return;
   }
