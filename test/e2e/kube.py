@@ -461,12 +461,13 @@ class ApiServer:
 
 # --- the entry point ---------------------------------------------------------------------------------
 
-def skip(reason: str) -> None:
-    """Prints the one line and exits 77 (skipped), or 1 when KPW_REQUIRE_ENVTEST=1."""
+def skip(reason: str, how: str = HOW_TO_GET) -> None:
+    """Prints the one line (the reason; how to get what is missing) and exits 77 (skipped), or 1
+    when KPW_REQUIRE_ENVTEST=1."""
     if os.environ.get("KPW_REQUIRE_ENVTEST") == "1":
         print("FAIL KPW_REQUIRE_ENVTEST=1 but %s" % reason, flush=True)
         sys.exit(1)
-    print("SKIP real-API-server test: %s; %s" % (reason, HOW_TO_GET), flush=True)
+    print("SKIP real-API-server test: %s; %s" % (reason, how), flush=True)
     sys.exit(SKIP)
 
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "admission/warnings.hpp"
 #include "support.hpp"
 #include "validators/cluster_taint_policy.hpp"
 
@@ -254,6 +255,28 @@ TEST_CASE("D-T1 every bad field-selector expression, after the schema walk") {
   CHECK(v.fields() == Fields{"spec.taints[0].effect",
                              "spec.targetClusters.fieldSelector.matchExpressions[0].key",
                              "spec.targetClusters.fieldSelector.matchExpressions[1].operator"});
+}
+
+TEST_CASE("D-T1 ratcheted with a long error text: the warning keeps its rule ID and reason") {
+  // Upstream stores a taint key such as "bad key!": the qualified-name text alone is ~240 bytes,
+  // and a warning is cut to 256 (what the API server shows). The cut goes in the error text, so
+  // that the rule ID and why it was allowed still end the warning.
+  const std::string stored = taints(R"({"key":"bad key!","effect":"NoSchedule"})");
+  const Verdict v = ctp(stored, Call::update_of(stored, ""));
+  CHECK(v.allowed());
+  REQUIRE(v.warnings.size() == 1);
+  const std::string& w = v.warnings[0];
+  CHECK(w.size() <= kpw::Warnings::kMaxEachBytes);
+  CHECK(w.rfind(R"(spec.taints[0].key: Invalid value: "bad key!": name part must consist)", 0) ==
+        0);
+  const std::string tail = "... [D-T1]; allowed because it is unchanged: fix it at its next change";
+  CHECK(w.size() >= tail.size());
+  CHECK(w.compare(w.size() - tail.size(), tail.size(), tail) == 0);
+  // The same with --strict-rules=warn on CREATE.
+  const Verdict warned = ctp(stored, with(StrictRules::kWarn));
+  REQUIRE(warned.warnings.size() == 1);
+  CHECK(warned.warnings[0].size() <= kpw::Warnings::kMaxEachBytes);
+  CHECK(warned.warned("... [D-T1]; allowed by --strict-rules=warn"));
 }
 
 TEST_CASE("D-T1 ratchets on UPDATE; T-1 does not (B-12)") {
