@@ -133,11 +133,10 @@ void Session::on_header(error_code ec) {
   large_bytes_ =
       webhook_.mutating ? state_.options.large_review_bytes / 8 : state_.options.large_review_bytes;
   // A large body takes a slot of the review threads before it is read, so the memory of the
-  // bodies in flight is bounded too; without one it is refused unread.
+  // bodies in flight is bounded too; without one it is refused, its body dropped unkept.
   if (const auto length = parser_->content_length();
       length && *length > large_bytes_ && !take_large_slot()) {
-    answer_busy(state_.reviews.max_in_flight(), large_bytes_, answer_);
-    return send(false);
+    return refuse_large(*length);
   }
   beast::get_lowest_layer(stream_).expires_at(request_start_ + state_.options.read_timeout);
   // curl and others wait for "100 Continue" before sending a large body.
@@ -189,6 +188,37 @@ bool Session::take_large_slot() {
     if (buffer.capacity() > body.capacity()) body.swap(buffer);
   }
   return true;
+}
+
+// No slot: HTTP 429 with Retry-After at once, the body unread. The client may be writing it still
+// (the API server writes the whole request before it reads the answer): closing the connection
+// now would reset it mid-write, which the API server reports as a failed call instead of retrying
+// the 429, so the body is read as it comes and dropped (no memory held, bounded by the read
+// timeout and --max-request-bytes), and the connection serves the next request. A client waiting
+// for "100 Continue" sends no body: that connection is closed after the answer.
+void Session::refuse_large(std::uint64_t length) {
+  answer_busy(state_.reviews.max_in_flight(), large_bytes_, answer_);
+  const bool body_coming = !beast::iequals(parser_->get()[http::field::expect], "100-continue") &&
+                           length <= state_.options.max_request_bytes;
+  answer_.close = !body_coming;
+  unread_ = body_coming ? length : 0;
+  send(body_coming && parser_->get().keep_alive() && !state_.stopping);
+}
+
+void Session::discard_body(bool keep_alive) {
+  const std::size_t buffered =
+      static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), unread_));
+  buffer_.consume(buffered);
+  unread_ -= buffered;
+  if (unread_ == 0) return after_answer(keep_alive);
+  beast::get_lowest_layer(stream_).expires_at(request_start_ + state_.options.read_timeout);
+  const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(unread_, kReadChunk));
+  stream_.async_read_some(buffer_.prepare(chunk),
+                          [self = shared_from_this(), keep_alive](error_code ec, std::size_t n) {
+                            if (ec) return self->finish();
+                            self->buffer_.commit(n);
+                            self->discard_body(keep_alive);
+                          });
 }
 
 // After the judging (or when the request is abandoned): the body is not needed any more.
@@ -283,11 +313,14 @@ void Session::send(bool keep_alive) {
                      self->release(metrics::RequestEnd::kAnswered);
                      self->trim_buffers();
                      if (ec) return self->finish();
-                     if (keep_alive && !self->state_.stopping) {
-                       return self->wait_for_request(false);
-                     }
-                     self->shutdown();
+                     if (self->unread_ > 0) return self->discard_body(keep_alive);
+                     self->after_answer(keep_alive);
                    });
+}
+
+void Session::after_answer(bool keep_alive) {
+  if (keep_alive && !state_.stopping) return wait_for_request(false);
+  shutdown();
 }
 
 // A large answer (a mutating review's patch) is not kept for the life of the connection.

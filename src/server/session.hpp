@@ -10,6 +10,7 @@
 #include <boost/beast/ssl.hpp>
 #include <chrono>
 #include <cstddef>
+#include <cstdint>
 #include <list>
 #include <memory>
 #include <optional>
@@ -47,6 +48,9 @@ class Session : public std::enable_shared_from_this<Session> {
   void on_body(error_code ec);
   bool take_large_slot();
   void give_back_large_slot();
+  void refuse_large(std::uint64_t length);
+  void discard_body(bool keep_alive);
+  void after_answer(bool keep_alive);
   void judge();
   void answer();
   bool probe(boost::beast::http::verb method, std::string_view target);
@@ -72,6 +76,7 @@ class Session : public std::enable_shared_from_this<Session> {
   bool counted_ = false;
   bool idle_ = false;
   bool large_slot_ = false;      // this request holds a slot of the review threads
+  std::uint64_t unread_ = 0;     // bytes of a refused body still to read and drop
   std::size_t large_bytes_ = 0;  // bodies above this are large for this request's webhook
 };
 

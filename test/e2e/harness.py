@@ -31,6 +31,7 @@ import gzip
 import http.client
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -45,7 +46,8 @@ import traceback
 __all__ = ["parse_args", "temp_dir", "make_certs", "free_port", "port_is_listening", "Server", "Client",
            "Answer", "client_context", "tls_socket", "RawConn", "raw_tls", "wait_closed",
            "run_tests", "check", "main", "load_fixture_body", "fixture_path", "PP_PATH", "CPP_PATH",
-           "SERVER_START_TIMEOUT", "SERVER_STOP_TIMEOUT"]
+           "SERVER_START_TIMEOUT", "SERVER_STOP_TIMEOUT", "parse_metrics", "scrape_metrics",
+           "metric_sum"]
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -504,6 +506,43 @@ def wait_closed(sock, timeout: float = 5.0) -> str:
         extra += data
     raise AssertionError("the server did not close the connection within %.0f s%s"
                          % (timeout, "; it sent %r" % extra[:200] if extra else ""))
+
+
+# --- metrics ---------------------------------------------------------------------------------------
+
+_SAMPLE = re.compile(r'^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$')
+_LABEL = re.compile(r'(\w+)="((?:[^"\\]|\\.)*)"')
+
+
+def parse_metrics(text: str) -> dict:
+    """{(name, ((label, value), ...) sorted): value} of a Prometheus text exposition."""
+    out = {}
+    for line in text.splitlines():
+        m = _SAMPLE.match(line)
+        if line.startswith("#") or not m:
+            continue
+        labels = tuple(sorted(_LABEL.findall(m.group(2) or "")))
+        out[(m.group(1), labels)] = float(m.group(3))
+    return out
+
+
+def scrape_metrics(port: int, path: str = "/metrics") -> dict:
+    """parse_metrics of GET http://127.0.0.1:port/metrics (the server's --metrics-bind-address)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=CLIENT_TIMEOUT)
+    try:
+        conn.request("GET", path)
+        resp = conn.getresponse()
+        body = resp.read()
+        check(resp.status == 200, "GET %s on port %d: HTTP %d", path, port, resp.status)
+        return parse_metrics(body.decode("utf-8", "replace"))
+    finally:
+        conn.close()
+
+
+def metric_sum(samples: dict, metric: str, /, **labels) -> float:
+    """The sum of the samples of `metric` whose labels include `labels` (0 when none)."""
+    want = set(labels.items())
+    return sum(v for (n, l), v in samples.items() if n == metric and want <= set(l))
 
 
 # --- the kind table --------------------------------------------------------------------------------

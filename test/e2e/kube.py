@@ -367,6 +367,14 @@ class ApiServer:
         finally:
             conn.close()
 
+    def metrics(self) -> dict:
+        """harness.parse_metrics of the API server's own /metrics (apiserver_admission_webhook_*:
+        what it sent to each webhook entry and how that ended)."""
+        status, body = self.request("GET", "/metrics")
+        if status != 200:
+            raise AssertionError("GET /metrics of the API server: HTTP %d" % status)
+        return harness.parse_metrics(body.decode("utf-8", "replace"))
+
     def kubectl_command(self, *args) -> list:
         return [self.bins.kubectl, "--kubeconfig", self.kubeconfig, "--cache-dir", self.cache_dir] \
             + list(args)
