@@ -15,7 +15,7 @@ void MemoryTrimmer::start() {
     pending_ = metrics::take_memory_events() > 0 || pending_;
     if (pending_ && metrics::large_reviews_in_flight() == 0) {
       pending_ = false;
-      reviews_.post([] { malloc_trim(0); });
+      reviews_.post(ReviewPool::kLast, [] { malloc_trim(0); });
     }
     start();
   });

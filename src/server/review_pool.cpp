@@ -5,6 +5,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <exception>
 
@@ -37,8 +38,8 @@ constexpr auto kQuiet = std::chrono::seconds(1);
 void prepare_review_thread() { block_cache::enable_for_this_thread(kReviewCacheBytes); }
 
 ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight)
-    : context_(static_cast<int>(threads)), max_in_flight_(max_in_flight) {
-  guard_.emplace(boost::asio::make_work_guard(context_));
+    : max_in_flight_(max_in_flight) {
+  queue_.reserve(max_in_flight + 2);
   threads_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) {
     threads_.emplace_back([this] {
@@ -63,11 +64,32 @@ ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight)
   }
 }
 
+void ReviewPool::post(std::size_t bytes, std::function<void()> job) {
+  {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    queue_.push_back(Queued{bytes, next_order_++, std::move(job)});
+    std::push_heap(queue_.begin(), queue_.end(), later);
+  }
+  queue_ready_.notify_one();
+}
+
 void ReviewPool::run() {
   bool busy = false;
-  while (!context_.stopped()) {
-    if (context_.run_one_for(kQuiet) > 0) {
+  for (;;) {
+    std::function<void()> job;
+    {
+      std::unique_lock<std::mutex> lock(queue_mutex_);
+      queue_ready_.wait_for(lock, kQuiet, [this] { return stopping_ || !queue_.empty(); });
+      if (stopping_) break;
+      if (!queue_.empty()) {
+        std::pop_heap(queue_.begin(), queue_.end(), later);
+        job = std::move(queue_.back().job);
+        queue_.pop_back();
+      }
+    }
+    if (job) {
       busy = true;
+      job();
     } else if (busy) {
       busy = false;
       block_cache::release_this_thread();
@@ -83,9 +105,13 @@ void ReviewPool::run() {
 }
 
 ReviewPool::~ReviewPool() {
-  guard_.reset();
-  context_.stop();
+  {
+    std::lock_guard<std::mutex> lock(queue_mutex_);
+    stopping_ = true;
+  }
+  queue_ready_.notify_all();
   for (std::thread& t : threads_) t.join();
+  queue_.clear();  // the queued reviews are dropped, as their connections are
 }
 
 bool ReviewPool::try_acquire() {

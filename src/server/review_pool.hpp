@@ -2,18 +2,21 @@
 // linear, a body's size bounds its cost, so a tenant's 3 MiB policy is judged here while the I/O
 // threads go on answering everyone's 2 KB ones. Bounded: at most `max_in_flight` large reviews
 // are being read, queued or judged at once (each holds its body in memory); a caller that gets no
-// slot refuses the request (HTTP 429 with Retry-After, which the API server retries).
+// slot refuses the request (HTTP 429 with Retry-After, which the API server retries). Queued
+// reviews are judged smallest body first: a tenant's 10 KiB mutation waits for the large review
+// being judged, never behind a queue of another tenant's 3 MiB ones.
 #pragma once
 
 #include <atomic>
-#include <boost/asio/executor_work_guard.hpp>
-#include <boost/asio/io_context.hpp>
-#include <boost/asio/post.hpp>
+#include <condition_variable>
 #include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <limits>
 #include <mutex>
-#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 namespace kpw {
@@ -47,18 +50,31 @@ class ReviewPool {
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }
   std::size_t max_in_flight() const { return max_in_flight_; }
 
-  // Runs `job` on a pool thread; the caller holds a slot, which `job` releases.
-  template <typename Job>
-  void post(Job&& job) {
-    boost::asio::post(context_, std::forward<Job>(job));
-  }
+  // Runs `job` on a pool thread, after the queued jobs of fewer `bytes` (then in arrival order);
+  // the caller holds a slot, which `job` releases. Upkeep that holds no slot (bytes = kLast) runs
+  // after every review queued.
+  static constexpr std::size_t kLast = std::numeric_limits<std::size_t>::max();
+  void post(std::size_t bytes, std::function<void()> job);
 
  private:
+  struct Queued {
+    std::size_t bytes;
+    std::uint64_t order;
+    std::function<void()> job;
+  };
+  // std::push_heap keeps the greatest on top: the greatest is the smallest body, then the oldest.
+  static bool later(const Queued& a, const Queued& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.order > b.order;
+  }
+
   // Runs jobs; after a quiet second without any, gives back what the thread kept.
   void run();
 
-  boost::asio::io_context context_;
-  std::optional<boost::asio::executor_work_guard<boost::asio::io_context::executor_type>> guard_;
+  std::mutex queue_mutex_;  // taken by slot holders only, never on an ordinary review's path
+  std::condition_variable queue_ready_;
+  std::vector<Queued> queue_;  // a heap by later(); as long as the slots in flight, plus upkeep
+  std::uint64_t next_order_ = 0;
+  bool stopping_ = false;
   std::vector<std::thread> threads_;
   std::atomic<std::size_t> in_flight_{0};
   std::size_t max_in_flight_;

@@ -165,8 +165,9 @@ void Session::on_body(error_code ec) {
     judge();  // inline: a small body costs microseconds, less than a hop to another thread
     return answer();
   }
-  // Judged on a review thread; the answer is written back on this connection's loop.
-  state_.reviews.post([self = shared_from_this()] {
+  // Judged on a review thread (smallest body first); the answer is written back on this
+  // connection's loop.
+  state_.reviews.post(req.body().size(), [self = shared_from_this()] {
     self->judge();
     release_review_document();
     self->give_back_large_slot();
