@@ -100,7 +100,7 @@ void mutate_override_policy(const AdmissionRequest& request, AdmissionResult& re
   const FieldPath spec_path = FieldPath::root("spec");
   JsonPatch& patch = result.patch;
   normalise_selectors(*spec, spec_path, request.ns, patch);
-  fill_null_rules(*spec, spec_path, request.strict_rules, result);
+  fill_null_rules(*spec, spec_path, request.settings->strict_rules, result);
   for_each_object(*spec, spec_path, "overrideRules",
                   [&](const JsonValue& rule, const FieldPath& p) {
                     normalise_target_cluster(rule, p, patch);

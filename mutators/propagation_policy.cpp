@@ -103,21 +103,20 @@ void default_division_preference(const JsonValue* placement, const FieldPath& pl
 // under --strict-rules=off: there, as upstream's M-5 reads the raw "", it gets none, and the
 // validator then gives upstream's verdict (V-F3 on the stored Gracefully).
 void default_application_failover(const JsonValue* spec, const FieldPath& spec_path,
-                                  StrictRules mode, JsonPatch& patch) {
+                                  const Settings& settings, JsonPatch& patch) {
   const JsonValue* app = object_member(object_member(spec, "failover"), "application");
   if (app == nullptr) return;
-  const MutationDefaults& defaults = mutation_defaults();
   const FieldPath failover_path = spec_path.child("failover");
   const FieldPath app_path = failover_path.child("application");
 
   std::string_view purge_mode = string_or_empty(app, "purgeMode");
-  if (const JsonValue* value = member(app, "purgeMode"); value != nullptr && value->IsString() &&
-                                                         value->GetStringLength() == 0 &&
-                                                         mode != StrictRules::kOff) {
+  if (const JsonValue* value = member(app, "purgeMode");
+      value != nullptr && value->IsString() && value->GetStringLength() == 0 &&
+      settings.strict_rules != StrictRules::kOff) {
     purge_mode = "Gracefully";  // H7: what "" is stored as (policy_normalise.cpp)
   }
   if (absent(app, "purgeMode")) {
-    purge_mode = defaults.purge_mode;
+    purge_mode = settings.purge_mode;
     patch.set(app_path.child("purgeMode"), purge_mode);
   }
   if (karmada::is_graceful_purge_mode(purge_mode) && absent(app, "gracePeriodSeconds")) {
@@ -127,7 +126,7 @@ void default_application_failover(const JsonValue* spec, const FieldPath& spec_p
   if (decision != nullptr && !decision->IsObject()) return;
   if (absent(decision, "tolerationSeconds")) {
     const FieldPath decision_path = app_path.child("decisionConditions");
-    patch.set(decision_path.child("tolerationSeconds"), defaults.toleration_seconds);
+    patch.set(decision_path.child("tolerationSeconds"), settings.toleration_seconds);
   }
 }
 
@@ -173,7 +172,7 @@ void mutate(const PolicyKind& kind, const AdmissionRequest& req, AdmissionResult
     default_spread_constraints(placement, placement_path, patch);
     default_propagate_deps(spec, spec_path, patch);
     default_division_preference(placement, placement_path, patch);
-    default_application_failover(spec, spec_path, req.strict_rules, patch);
+    default_application_failover(spec, spec_path, *req.settings, patch);
     default_priority_and_preemption(spec, spec_path, patch);
   }
   if (req.operation == Operation::kCreate) identify_on_create(kind, req.object, patch);

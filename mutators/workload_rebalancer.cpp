@@ -7,7 +7,7 @@
 namespace kpw {
 
 void mutate_workload_rebalancer(const AdmissionRequest& request, AdmissionResult& result) {
-  const std::optional<std::int64_t>& ttl = mutation_defaults().rebalancer_ttl_seconds;
+  const std::optional<std::int64_t>& ttl = request.settings->rebalancer_ttl_seconds;
   const JsonValue* spec = object_member(request.object, "spec");
   if (!ttl || spec == nullptr || member(spec, "ttlSecondsAfterFinished") != nullptr) return;
   const FieldPath spec_path = FieldPath::root("spec");

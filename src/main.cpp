@@ -10,14 +10,15 @@
 #include <thread>
 #include <vector>
 
-#include "admission/registry.hpp"
 #include "admission/review.hpp"
+#include "admission/route.hpp"
 #include "admission/service.hpp"
+#include "admission/settings.hpp"
 #include "api/karmada.hpp"
 #include "check/check.hpp"
-#include "kinds/kinds.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
+#include "table/table.hpp"
 #include "util/file.hpp"
 #include "util/log.hpp"
 
@@ -215,20 +216,17 @@ void add_default_flags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(0LL, kInt32Max));
 }
 
-// The mutators' defaults, the validators' settings and --strict-rules from the flags (their values
-// were checked while parsing).
-void apply_mutation_defaults(const ServeFlags& f) {
-  kpw::MutationDefaults defaults;
-  defaults.purge_mode = f.default_purge_mode;
-  defaults.toleration_seconds = f.default_toleration_seconds;
-  if (f.default_rebalancer_ttl_seconds) {
-    defaults.rebalancer_ttl_seconds = *f.default_rebalancer_ttl_seconds;
-  }
-  kpw::set_mutation_defaults(std::move(defaults));
-  kpw::ValidationSettings settings;
+// How reviews are judged, from the flags (their values were checked while parsing).
+kpw::Settings settings_of(const ServeFlags& f) {
+  kpw::Settings settings;
+  settings.strict_rules = kpw::parse_strict_rules(f.strict_rules).value_or(kpw::StrictRules::kDeny);
   settings.allow_no_execute_taint_policy = f.allow_no_execute_taint_policy;
-  kpw::set_validation_settings(settings);
-  kpw::set_strict_rules(kpw::parse_strict_rules(f.strict_rules).value_or(kpw::StrictRules::kDeny));
+  settings.purge_mode = f.default_purge_mode;
+  settings.toleration_seconds = f.default_toleration_seconds;
+  if (f.default_rebalancer_ttl_seconds) {
+    settings.rebalancer_ttl_seconds = *f.default_rebalancer_ttl_seconds;
+  }
+  return settings;
 }
 
 // Runs the server; the flags' values were checked while parsing (what only the server can check,
@@ -237,7 +235,7 @@ int serve(const ServeFlags& f) {
   kpw::ServerOptions options;
   options.tls_min_version =
       f.tls_min_version == "1.2" ? kpw::TlsMinVersion::kTls12 : kpw::TlsMinVersion::kTls13;
-  apply_mutation_defaults(f);
+  const kpw::Settings settings = settings_of(f);
   options.shutdown_delay = *parse_duration(f.shutdown_delay);
   options.shutdown_grace = *parse_duration(f.shutdown_grace);
   options.handshake_timeout = *parse_duration(f.handshake_timeout);
@@ -262,31 +260,37 @@ int serve(const ServeFlags& f) {
   options.review_threads = static_cast<unsigned>(f.review_threads);
   options.max_large_reviews = static_cast<std::size_t>(f.max_large_reviews);
   std::vector<kpw::metrics::WebhookSeriesSpec> series;
-  for (const kpw::Webhook& w : kpw::webhooks()) series.push_back({w.path, w.rules});
+  for (const kpw::Route& r : kpw::routes()) series.push_back({r.path, r.rules});
   kpw::metrics::set_webhooks(series);
-  if (auto error = kpw::run_server(options, &kpw::handle_http)) return usage_error(*error);
+  const auto handler = [&settings](const kpw::Route* route, std::string_view method,
+                                   std::string_view content_type, std::string& body,
+                                   kpw::HttpAnswer& answer) {
+    kpw::handle_http(route, method, content_type, body, settings, answer);
+  };
+  if (auto error = kpw::run_server(options, handler)) return usage_error(*error);
   return 0;
 }
 
 // Reads one AdmissionReview and prints the body the server would answer; exit 0 iff HTTP 200.
 int review(const ServeFlags& flags, const std::string& path, const std::string& file) {
-  apply_mutation_defaults(flags);
+  const kpw::Settings settings = settings_of(flags);
   std::string body;
   if (!kpw::read_file(file.empty() ? "-" : file, body)) return usage_error("cannot read " + file);
   kpw::HttpAnswer answer;
   if (body.size() > kpw::kDefaultMaxRequestBytes) {
     kpw::answer_too_large(kpw::kDefaultMaxRequestBytes, answer);
   } else {
-    kpw::handle_http("POST", path, "application/json", body, answer);
+    const std::string_view route_path = std::string_view(path).substr(0, path.find('?'));
+    kpw::handle_http(kpw::find_route(route_path), "POST", "application/json", body, settings,
+                     answer);
   }
   std::fwrite(answer.body.data(), 1, answer.body.size(), stdout);
   std::fflush(stdout);
   return answer.status == 200 ? 0 : 1;
 }
 
-// `kinds`: the kind table, as the manifests and their test read it.
-int print_kinds() {
-  const std::string out = kpw::kinds_json();
+// `kinds`, `routes`: the tables, as the tests and the manifests read them.
+int print(const std::string& out) {
   std::fwrite(out.data(), 1, out.size(), stdout);
   return 0;
 }
@@ -314,7 +318,9 @@ int main(int argc, char** argv) {
   add_default_flags(*review_cmd, flags);
 
   CLI::App* kinds_cmd = app.add_subcommand(
-      "kinds", "print the kinds this server serves, their paths and rule IDs (JSON)");
+      "kinds", "print the kinds this server serves: group, versions, kind, resource, scope (JSON)");
+  CLI::App* routes_cmd = app.add_subcommand(
+      "routes", "print the paths this server serves, what each takes and its rule IDs (JSON)");
 
   kpw::check::Options check_options;
   std::vector<std::string> check_paths;
@@ -354,7 +360,8 @@ int main(int argc, char** argv) {
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()) + " (see --help)");
   }
-  if (kinds_cmd->parsed()) return print_kinds();
+  if (kinds_cmd->parsed()) return print(kpw::kinds_json());
+  if (routes_cmd->parsed()) return print(kpw::routes_json());
   if (review_cmd->parsed()) return review(flags, review_path, review_file);
   if (check_cmd->parsed()) {
     check_options.output = check_output == "json"   ? kpw::check::OutputFormat::kJson
@@ -363,7 +370,7 @@ int main(int argc, char** argv) {
     check_options.unknown_fields = unknown_fields == "warn"     ? kpw::check::UnknownFields::kWarn
                                    : unknown_fields == "ignore" ? kpw::check::UnknownFields::kIgnore
                                                                 : kpw::check::UnknownFields::kError;
-    apply_mutation_defaults(flags);
+    check_options.settings = settings_of(flags);
     return kpw::check::run(check_paths, check_options, std::cout, std::cerr);
   }
   return serve(flags);

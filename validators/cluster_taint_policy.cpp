@@ -149,7 +149,7 @@ void validate_cluster_taint_policy(const AdmissionRequest& request, AdmissionRes
   // Upstream: T-1, T-2.
   if (const JsonValue* taints = array_member(spec, "taints")) {
     const FieldPath list = spec_path.child("taints");
-    check_taints(*taints, list, request.settings.allow_no_execute_taint_policy, errors);
+    check_taints(*taints, list, request.settings->allow_no_execute_taint_policy, errors);
   }
   // Ours: TS-1 (spec present, an object), then the spec in document order: TS-2…TS-4 shapes and
   // D-T1 values at the field they name.

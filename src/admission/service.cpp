@@ -8,8 +8,8 @@
 #include <vector>
 
 #include "admission/answer.hpp"
-#include "admission/registry.hpp"
 #include "admission/review.hpp"
+#include "admission/route.hpp"
 #include "api/object.hpp"
 #include "json/json.hpp"
 #include "json/json_reader.hpp"
@@ -48,25 +48,38 @@ std::string qualified_kind(std::string_view group, std::string_view kind) {
   return out;
 }
 
-// Checks that `request.kind` is the kind `hook` serves; fills `problem` when it is not.
-bool kind_matches(const Webhook& hook, const JsonValue* request, std::string& problem) {
+// "policy.karmada.io/PropagationPolicy" or "a/A or b/B": what `route` serves.
+std::string served_kinds(const Route& route) {
+  std::string out;
+  for (std::size_t i = 0; i < route.kinds.size(); ++i) {
+    if (i > 0) out += " or ";
+    out += qualified_kind(route.kinds[i]->group, route.kinds[i]->kind);
+  }
+  return out;
+}
+
+// Checks that `request.kind` is a kind `route` serves (any version); fills `problem` when not.
+bool kind_matches(const Route& route, const JsonValue* request, std::string& problem) {
+  if (route.kinds.empty()) return true;  // any kind
   const JsonValue* kind = object_member(request, "kind");
   if (kind == nullptr) {
-    problem = "request.kind is required: " + std::string(hook.path) + " serves " +
-              qualified_kind(hook.group, hook.kind);
+    problem =
+        "request.kind is required: " + std::string(route.path) + " serves " + served_kinds(route);
     return false;
   }
   std::string_view group = string_or_empty(kind, "group");
   std::string_view name = string_or_empty(kind, "kind");
-  if (group == hook.group && name == hook.kind) return true;  // (no string built on this path)
+  for (const Kind* k : route.kinds) {
+    if (group == k->group && name == k->kind) return true;  // (no string built on this path)
+  }
   problem = "request.kind " + qualified_kind(group, name) + " is not served by " +
-            std::string(hook.path) + ", which serves " + qualified_kind(hook.group, hook.kind);
+            std::string(route.path) + ", which serves " + served_kinds(route);
   return false;
 }
 
 // `env` is filled as the review is decoded, so that an exception can still be answered in kind.
-void review(const Webhook& hook, std::string_view content_type, std::string& body, Envelope& env,
-            HttpAnswer& answer) {
+void review(const Route& route, std::string_view content_type, std::string& body,
+            const Settings& settings, Envelope& env, HttpAnswer& answer) {
   if (content_type != "application/json") {
     std::string message = "contentType=";
     append_echoed_text(message, content_type);
@@ -118,7 +131,7 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   env.uid = string_or_empty(request, "uid");
 
   std::string problem;
-  if (!kind_matches(hook, request, problem)) {
+  if (!kind_matches(route, request, problem)) {
     answer_error(env, 400, problem, answer);
     return;
   }
@@ -129,20 +142,36 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
                  answer);
     return;
   }
-  req.settings = validation_settings();
-  req.strict_rules = strict_rules();
+  req.settings = &settings;
   req.name = string_or_empty(request, "name");
   req.ns = string_or_empty(request, "namespace");
-  req.object = member(request, "object");
-  if (req.object == nullptr) {
+  // One result per thread, cleared rather than rebuilt, so its vectors keep their capacity.
+  if (!t_scratch.result) t_scratch.result.emplace();
+  AdmissionResult& result = *t_scratch.result;
+  result.errors.clear();
+  result.warnings.clear();
+  result.refused_code = 0;
+  result.refused_message.clear();
+  if (route.reads == Reads::kOldObjectOnDelete) {
+    if (req.operation != Operation::kDelete) {  // allowed unjudged
+      result.patch.reset(nullptr);
+      answer_verdict(env, result, answer);
+      return;
+    }
+    req.old_object = object_member(request, "oldObject");
+    if (req.old_object == nullptr) {
+      answer_error(env, 400, "there is no content to decode: request.oldObject is empty", answer);
+      return;
+    }
+  } else if (req.object = member(request, "object"); req.object == nullptr) {
     answer_error(env, 400, "there is no content to decode: request.object is empty", answer);
     return;
   }
-  if (!req.object->IsObject()) {
+  if (req.object != nullptr && !req.object->IsObject()) {
     answer_error(env, 400, "cannot decode request.object: not a JSON object", answer);
     return;
   }
-  if (req.operation == Operation::kUpdate && !hook.mutating) {
+  if (req.operation == Operation::kUpdate && route.reads == Reads::kObjectAndOldOnUpdate) {
     req.old_object = object_member(request, "oldObject");
     if (req.old_object == nullptr) {
       answer_error(env, 400, "cannot decode request.oldObject: an UPDATE needs the old object",
@@ -151,21 +180,20 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
     }
   }
 
-  // One result per thread, cleared rather than rebuilt, so its vectors keep their capacity.
-  if (!t_scratch.result) t_scratch.result.emplace();
-  AdmissionResult& result = *t_scratch.result;
-  result.errors.clear();
-  result.warnings.clear();
   result.patch.reset(req.object);
   StrictContext strict;
-  strict.mode = req.strict_rules;
+  strict.mode = settings.strict_rules;
   strict.object = req.object;
   strict.old_object = req.old_object;
   strict.deleting = member(object_member(req.object, "metadata"), "deletionTimestamp") != nullptr;
   strict.warnings = &result.warnings;
   result.errors.set_context(&strict);
-  hook.handler(req, result);
+  route.handler(req, result);
   result.errors.set_context(nullptr);
+  if (result.refused_code != 0) {
+    answer_error(env, result.refused_code, result.refused_message, answer);
+    return;
+  }
   if (result.patch.too_large()) {
     answer_error(env, 413,
                  "the defaults this object needs make a JSON Patch of more than " +
@@ -182,49 +210,17 @@ void review(const Webhook& hook, std::string_view content_type, std::string& bod
   outcome.operation = req.operation;
   outcome.allowed = result.errors.empty();
   outcome.uid = req.uid;
-  outcome.kind = hook.kind;
+  outcome.kind = string_or_empty(object_member(request, "kind"), "kind");
   outcome.ns = req.ns;
   outcome.name = req.name;
   const std::span<const RuleViolation> met = result.errors.violations();
   outcome.violations.assign(met.begin(), met.end());
 }
 
-MutationDefaults& defaults_storage() {
-  static MutationDefaults defaults;
-  return defaults;
-}
-
-ValidationSettings& validation_settings_storage() {
-  static ValidationSettings settings;
-  return settings;
-}
-
-StrictRules& strict_rules_storage() {
-  static StrictRules mode = StrictRules::kDeny;
-  return mode;
-}
-
 }  // namespace
 
-StrictRules strict_rules() { return strict_rules_storage(); }
-void set_strict_rules(StrictRules mode) { strict_rules_storage() = mode; }
-
-const ValidationSettings& validation_settings() { return validation_settings_storage(); }
-void set_validation_settings(ValidationSettings settings) {
-  validation_settings_storage() = settings;
-}
-
-const MutationDefaults& mutation_defaults() { return defaults_storage(); }
-void set_mutation_defaults(MutationDefaults defaults) { defaults_storage() = std::move(defaults); }
-
-WebhookRoute route_webhook(std::string_view path) {
-  const Webhook* hook = find_webhook(path);
-  if (hook == nullptr) return {};
-  return {static_cast<int>(hook - webhooks().data()), hook->path, hook->mutating};
-}
-
-void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
-                 std::string& body, HttpAnswer& answer) {
+void handle_http(const Route* route, std::string_view method, std::string_view content_type,
+                 std::string& body, const Settings& settings, HttpAnswer& answer) {
   answer.status = 200;
   answer.content_type = "application/json";
   answer.body.clear();
@@ -236,9 +232,7 @@ void handle_http(std::string_view method, std::string_view target, std::string_v
   answer.outcome.denial.clear();
   answer.outcome.violations.clear();
 
-  std::string_view path = target.substr(0, target.find('?'));
-  const Webhook* hook = find_webhook(path);
-  if (hook == nullptr) {
+  if (route == nullptr) {
     answer_plain(404, "404 page not found\n", answer);
     return;
   }
@@ -252,7 +246,7 @@ void handle_http(std::string_view method, std::string_view target, std::string_v
   // this request alone; the thread, its connections and the process go on.
   Envelope env;
   try {
-    review(*hook, content_type, body, env, answer);
+    review(*route, content_type, body, settings, env, answer);
   } catch (const std::exception& e) {
     answer_internal_error(env, e.what(), answer);
   } catch (...) {

@@ -11,7 +11,9 @@
 #include <vector>
 
 #include "admission/review.hpp"
+#include "admission/route.hpp"
 #include "admission/rules.hpp"
+#include "admission/settings.hpp"
 
 namespace kpw {
 
@@ -42,21 +44,11 @@ struct HttpAnswer {
   ReviewOutcome outcome;
 };
 
-// The webhook a request's path names. The server needs it from the request's head, before the
-// body is read (so it cannot come with the answer): to count the request in flight, and to bound
-// a mutation's body tighter.
-struct WebhookRoute {
-  int index = -1;         // its row in webhooks() (registry.hpp); -1: no webhook (not counted)
-  std::string_view path;  // "" for no webhook
-  bool mutating = false;  // its answer can be tens of times its body
-};
-// `path` without the query.
-WebhookRoute route_webhook(std::string_view path);
-
-// `target` may carry a query (`?timeout=3s`, ignored). `body` is parsed in place and is
-// garbage afterwards. Every field of `answer` is set anew (a reused answer needs no reset).
-void handle_http(std::string_view method, std::string_view target, std::string_view content_type,
-                 std::string& body, HttpAnswer& answer);
+// `route` is the row the request's path names (route.hpp; nullptr: no route, HTTP 404), found
+// once when the header arrived. `body` is parsed in place and is garbage afterwards. Every field of
+// `answer` is set anew (a reused answer needs no reset).
+void handle_http(const Route* route, std::string_view method, std::string_view content_type,
+                 std::string& body, const Settings& settings, HttpAnswer& answer);
 
 // The answer to a request whose body exceeds the limit (HTTP 413; the body is not read).
 void answer_too_large(std::size_t limit, HttpAnswer& answer);

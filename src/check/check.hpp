@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "admission/settings.hpp"
 #include "check/metadata.hpp"
 
 namespace kpw::check {
@@ -21,6 +22,7 @@ struct Options {
   bool show_defaults = false;  // json/yaml: the object as it would be stored
   UnknownFields unknown_fields = UnknownFields::kError;  // --unknown-fields
   OutputFormat output = OutputFormat::kText;
+  Settings settings;  // --strict-rules, --allow-no-execute-taint-policy, the --default-* flags
 };
 
 // Exit status: 0 all valid, 1 something invalid (or a warning with warnings_as_errors), 2 a usage

@@ -5,7 +5,7 @@
 #include "admission/review.hpp"
 #include "api/object.hpp"
 #include "json/json_patch_apply.hpp"
-#include "kinds/kinds.hpp"
+#include "table/table.hpp"
 
 namespace kpw::check {
 namespace {
@@ -112,12 +112,11 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   request.name = j.name;
   request.ns = j.ns;
   request.object = &obj;
-  request.settings = validation_settings();
-  request.strict_rules = strict_rules();
-  if (kind->mutate != nullptr) {
+  request.settings = &options.settings;
+  if (const Route* mutator = route_of(*kind, true)) {
     AdmissionResult mutation;
     mutation.patch.reset(&obj);
-    kind->mutate(request, mutation);
+    mutator->handler(request, mutation);
     if (mutation.patch.too_large()) {  // refused by the webhook too (service.cpp)
       j.errors.push_back(Problem{src.start, "",
                                  "the defaults this object needs make a JSON Patch of more than " +
@@ -145,13 +144,13 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   AdmissionResult validation;
   validation.patch.reset(&obj);
   StrictContext strict;
-  strict.mode = strict_rules();
+  strict.mode = options.settings.strict_rules;
   strict.object = &obj;
   // An object being deleted (an audited dump holds them) is never denied by a strict rule.
   strict.deleting = member(object_member(&obj, "metadata"), "deletionTimestamp") != nullptr;
   strict.warnings = &validation.warnings;
   validation.errors.set_context(&strict);
-  kind->validate(request, validation);
+  if (const Route* validator = route_of(*kind, false)) validator->handler(request, validation);
   validation.errors.set_context(nullptr);
   for (const FieldError& e : validation.errors.errors()) {
     j.errors.push_back(Problem{src.locate(e.field), e.field, e.text(), e.rule});

@@ -4,8 +4,8 @@
 #pragma once
 
 #include "admission/field_error.hpp"
+#include "admission/route.hpp"
 #include "json/json.hpp"
-#include "kinds/kinds.hpp"
 
 namespace kpw::check {
 

@@ -16,20 +16,23 @@ constexpr std::size_t kMaxLoggedReasonBytes = 2048;
 
 }  // namespace
 
-void report_review(const WebhookRoute& webhook, const ReviewOutcome& o) {
+void report_review(const Route* route, const ReviewOutcome& o) {
+  if (route == nullptr) return;
+  const int index = static_cast<int>(route_index(*route));
+  const std::string_view path = route->path;
   if (o.internal_error) {
-    metrics::review_failed(webhook.index);
+    metrics::review_failed(index);
     log::error("review failed: answered with code 500",
-               {{"webhook", webhook.path}, {"uid", o.uid}, {"error", o.denial}});
+               {{"webhook", path}, {"uid", o.uid}, {"error", o.denial}});
     return;
   }
   if (!o.reviewed) return;
   for (const RuleViolation& v : o.violations) {
-    metrics::rule_violations(webhook.index, v.rule, v.action, v.count);
+    metrics::rule_violations(index, v.rule, v.action, v.count);
   }
   if (o.allowed) {
     if (log::verbosity() >= 2) {
-      log::info("admission allowed", {{"webhook", webhook.path},
+      log::info("admission allowed", {{"webhook", path},
                                       {"kind", o.kind},
                                       {"namespace", o.ns},
                                       {"name", o.name},
@@ -46,7 +49,7 @@ void report_review(const WebhookRoute& webhook, const ReviewOutcome& o) {
     if (!rules.empty()) rules += ',';
     rules += rule_id(v.rule);
   }
-  log::info("admission denied", {{"webhook", webhook.path},
+  log::info("admission denied", {{"webhook", path},
                                  {"kind", o.kind},
                                  {"namespace", o.ns},
                                  {"name", o.name},

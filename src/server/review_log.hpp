@@ -6,6 +6,6 @@
 
 namespace kpw {
 
-void report_review(const WebhookRoute& webhook, const ReviewOutcome& outcome);
+void report_review(const Route* route, const ReviewOutcome& outcome);
 
 }  // namespace kpw

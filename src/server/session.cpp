@@ -123,15 +123,15 @@ void Session::read_header() {
 
 void Session::on_header(error_code ec) {
   if (ec) return fail_read(ec);
-  const std::string_view target = parser_->get().target();
-  webhook_ = route_webhook(target.substr(0, target.find('?')));
-  metrics::request_started(webhook_.index);
+  const std::string_view target = origin_form(parser_->get().target());
+  route_ = find_route(target.substr(0, target.find('?')));
+  metrics::request_started(route_index_or_none());
   counted_ = true;
   // A mutation's answer can be tens of times its body (a default in every element of a list): it
   // counts as large from an eighth of the size, so that no review judged inline costs more than a
   // few milliseconds.
-  large_bytes_ =
-      webhook_.mutating ? state_.options.large_review_bytes / 8 : state_.options.large_review_bytes;
+  large_bytes_ = route_ != nullptr && route_->mutating ? state_.options.large_review_bytes / 8
+                                                       : state_.options.large_review_bytes;
   // A large body takes a slot of the review threads before it is read, so the memory of the
   // bodies in flight is bounded too; without one it is refused, its body dropped unkept.
   if (const auto length = parser_->content_length();
@@ -235,10 +235,10 @@ void Session::give_back_large_slot() {
 void Session::judge() {
   http::request<http::string_body>& req = parser_->get();
   const auto content_type = req.find(http::field::content_type);
-  state_.handler(req.method_string(), origin_form(req.target()),
+  state_.handler(route_, req.method_string(),
                  content_type == req.end() ? std::string_view{} : content_type->value(), req.body(),
                  answer_);
-  report_review(webhook_, answer_.outcome);
+  report_review(route_, answer_.outcome);
 }
 
 void Session::answer() {
@@ -347,7 +347,7 @@ void Session::release(metrics::RequestEnd end) {
   if (!counted_) return;
   counted_ = false;
   const double seconds = std::chrono::duration<double>(Clock::now() - request_start_).count();
-  metrics::request_finished(webhook_.index, end, answer_.status, seconds, answer_.outcome);
+  metrics::request_finished(route_index_or_none(), end, answer_.status, seconds, answer_.outcome);
 }
 
 void Session::finish() {

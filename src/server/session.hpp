@@ -72,7 +72,10 @@ class Session : public std::enable_shared_from_this<Session> {
   std::string out_;  // the answer as sent, head and body; keeps its capacity
   HttpAnswer answer_;
   Clock::time_point request_start_;
-  WebhookRoute webhook_;  // the webhook the request's path names (index -1: none)
+  const Route* route_ = nullptr;  // the route the request's path names, found at its header
+  int route_index_or_none() const {
+    return route_ == nullptr ? -1 : static_cast<int>(route_index(*route_));
+  }
   bool counted_ = false;
   bool idle_ = false;
   bool large_slot_ = false;      // this request holds a slot of the review threads

@@ -22,7 +22,7 @@ constexpr std::string_view kAllowed =
     R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",)"
     R"("response":{"uid":"bench","allowed":true,"status":{"metadata":{},"code":200}}})";
 
-void answer_allowed(std::string_view /*method*/, std::string_view /*target*/,
+void answer_allowed(const kpw::Route* /*route*/, std::string_view /*method*/,
                     std::string_view /*content_type*/, std::string& /*body*/,
                     kpw::HttpAnswer& answer) {
   answer.status = 200;

@@ -1,7 +1,7 @@
 // New TLS connections per second, closed loop: each of --connections slots repeats
-// TCP connect -> full TLS 1.3 handshake -> one POSTed review (`Connection: close`) -> read the whole
-// answer -> close, for --seconds. Nothing is resumed: every handshake is a full one (X25519 key
-// exchange, the server's ECDSA P-256 signature checked as TLS 1.3 requires).
+// TCP connect -> full TLS 1.3 handshake -> one POSTed review (`Connection: close`) -> read the
+// whole answer -> close, for --seconds. Nothing is resumed: every handshake is a full one (X25519
+// key exchange, the server's ECDSA P-256 signature checked as TLS 1.3 requires).
 //
 //   connrate --port P --body FILE [--path /validate-propagationpolicy] [--connections 32]
 //            [--seconds 5] [--warmup 1] [--threads 2]
@@ -264,13 +264,20 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     const std::string flag = argv[i], value = argv[i + 1];
     const auto number = [&] { return static_cast<unsigned>(std::atoi(value.c_str())); };
-    if (flag == "--port") o.port = static_cast<unsigned short>(number());
-    else if (flag == "--body") o.body_file = value;
-    else if (flag == "--path") o.path = value;
-    else if (flag == "--connections") o.connections = number();
-    else if (flag == "--seconds") o.seconds = number();
-    else if (flag == "--warmup") o.warmup = number();
-    else if (flag == "--threads") o.threads = number();
+    if (flag == "--port")
+      o.port = static_cast<unsigned short>(number());
+    else if (flag == "--body")
+      o.body_file = value;
+    else if (flag == "--path")
+      o.path = value;
+    else if (flag == "--connections")
+      o.connections = number();
+    else if (flag == "--seconds")
+      o.seconds = number();
+    else if (flag == "--warmup")
+      o.warmup = number();
+    else if (flag == "--threads")
+      o.threads = number();
     else {
       std::fprintf(stderr, "connrate: unknown flag %s\n", flag.c_str());
       return usage();

@@ -128,9 +128,10 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   std::string body;
   body.reserve(pristine.size());
   kpw::HttpAnswer answer;
+  const kpw::Route* route = kpw::find_route(path);
 
   body.assign(pristine);
-  kpw::handle_http("POST", path, "application/json", body, answer);
+  kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
   const std::string_view want = allowed ? "\"allowed\":true" : "\"allowed\":false";
   if (answer.status != 200 || answer.body.find(want) == std::string::npos) {
     state.SkipWithError((std::string(file) + ": unexpected answer: " + answer.body).c_str());
@@ -141,12 +142,12 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   // Warm up, then count allocations over the timed loop.
   for (int i = 0; i < 16; ++i) {
     body.assign(pristine);
-    kpw::handle_http("POST", path, "application/json", body, answer);
+    kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
   }
   const std::uint64_t before = g_allocations.load();
   for (auto _ : state) {
     body.assign(pristine);  // part of the measurement: see BM_CopyBody
-    kpw::handle_http("POST", path, "application/json", body, answer);
+    kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
     benchmark::DoNotOptimize(answer.body.data());
     benchmark::ClobberMemory();
   }

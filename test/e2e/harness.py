@@ -45,7 +45,8 @@ import traceback
 
 __all__ = ["parse_args", "temp_dir", "make_certs", "free_port", "port_is_listening", "Server", "Client",
            "Answer", "client_context", "tls_socket", "RawConn", "raw_tls", "wait_closed",
-           "run_tests", "check", "main", "load_fixture_body", "fixture_path", "PP_PATH", "CPP_PATH",
+           "run_tests", "check", "main", "load_fixture_body", "kind_table", "route_table",
+           "fixture_path", "PP_PATH", "CPP_PATH",
            "SERVER_START_TIMEOUT", "SERVER_STOP_TIMEOUT", "parse_metrics", "scrape_metrics",
            "metric_sum"]
 
@@ -548,25 +549,44 @@ def metric_sum(samples: dict, metric: str, /, **labels) -> float:
 # --- the kind table --------------------------------------------------------------------------------
 
 class KindRow:
-    """One kind of `karmada-policy-webhook kinds` (the server's kind table)."""
+    """One kind of `karmada-policy-webhook kinds`, with the paths of `routes` that serve it."""
 
-    def __init__(self, row: dict):
-        self.group, self.version, self.kind = row["group"], row["version"], row["kind"]
+    def __init__(self, row: dict, routes: list):
+        self.group, self.versions, self.kind = row["group"], row["versions"], row["kind"]
+        self.version = self.versions[0]
         self.resource, self.scope = row["resource"], row["scope"]
-        self.validate_path, self.mutate_path = row["validatePath"], row["mutatePath"]
-        self.rules = row["rules"]
+        serving = [r for r in routes
+                   if {"group": self.group, "kind": self.kind} in r["kinds"]]
+        validating = [r for r in serving if r["type"] == "validating"]
+        mutating = [r for r in serving if r["type"] == "mutating"]
+        self.validate_path = validating[0]["path"] if validating else ""
+        self.mutate_path = mutating[0]["path"] if mutating else ""
+        self.rules = validating[0]["rules"] if validating else []
 
     def paths(self) -> list:
-        return [self.validate_path] + ([self.mutate_path] if self.mutate_path else [])
+        return [p for p in (self.validate_path, self.mutate_path) if p]
+
+
+def _json_of(binary: str, command: str):
+    proc = subprocess.run([binary, command], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    check(proc.returncode == 0, "`%s %s` exited %d: %s", binary, command, proc.returncode,
+          proc.stderr.decode(errors="replace"))
+    return json.loads(proc.stdout)
+
+
+def route_table(binary: str) -> list:
+    """The routes the binary serves (`routes`: path, type, kinds, operations, entry, rules), in
+    the table's order."""
+    rows = _json_of(binary, "routes")
+    check(rows, "`routes` printed no route")
+    return rows
 
 
 def kind_table(binary: str) -> list:
     """The kinds the binary serves, as KindRow, in the table's order: tests read the kinds from
     the binary instead of listing them."""
-    proc = subprocess.run([binary, "kinds"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    check(proc.returncode == 0, "`%s kinds` exited %d: %s", binary, proc.returncode,
-          proc.stderr.decode(errors="replace"))
-    rows = [KindRow(r) for r in json.loads(proc.stdout)]
+    routes = route_table(binary)
+    rows = [KindRow(r, routes) for r in _json_of(binary, "kinds")]
     check(rows, "`kinds` printed no kind")
     return rows
 

@@ -11,9 +11,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "json/json.hpp"
-#include "admission/registry.hpp"
 #include "admission/review.hpp"
+#include "admission/route.hpp"
+#include "json/json.hpp"
 #include "json/json_patch_apply.hpp"
 
 namespace {
@@ -31,7 +31,7 @@ std::string text_of(const V& v) {
   return std::string(buffer.GetString(), buffer.GetSize());
 }
 
-void run(const kpw::Webhook& hook, kpw::Operation op, const std::string& input) {
+void run(const kpw::Route& hook, kpw::Operation op, const std::string& input) {
   kpw::JsonArena arena;
   std::string text = input;
   if (!arena.parse_in_place(text).ok || !arena.document().IsObject()) return;
@@ -80,7 +80,7 @@ void run(const kpw::Webhook& hook, kpw::Operation op, const std::string& input) 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 64 * 1024) return 0;
   const std::string input(reinterpret_cast<const char*>(data), size);
-  for (const kpw::Webhook& hook : kpw::webhooks()) {
+  for (const kpw::Route& hook : kpw::webhooks()) {
     if (!hook.mutating) continue;
     run(hook, kpw::Operation::kCreate, input);
     run(hook, kpw::Operation::kUpdate, input);

@@ -9,9 +9,9 @@
 #include <cstdlib>
 #include <string>
 
-#include "json/json.hpp"
-#include "admission/registry.hpp"
+#include "admission/route.hpp"
 #include "admission/service.hpp"
+#include "json/json.hpp"
 
 namespace {
 
@@ -43,7 +43,7 @@ bool decode_base64(std::string_view in, std::string& out) {
   return true;
 }
 
-void check_answer(const kpw::Webhook& hook, const kpw::HttpAnswer& answer) {
+void check_answer(const kpw::Route& hook, const kpw::HttpAnswer& answer) {
   if (answer.status != 200 && answer.status != 400) {
     fail("unexpected HTTP status", std::to_string(answer.status));
   }
@@ -62,15 +62,19 @@ void check_answer(const kpw::Webhook& hook, const kpw::HttpAnswer& answer) {
   const bool has_patch = response.HasMember("patch");
   if (has_patch != response.HasMember("patchType")) fail("patch without patchType", answer.body);
   if (!has_patch) return;
-  if (!hook.mutating || !response["allowed"].GetBool()) fail("patch where none belongs", answer.body);
+  if (!hook.mutating || !response["allowed"].GetBool())
+    fail("patch where none belongs", answer.body);
   std::string ops;
   if (!response["patch"].IsString() ||
-      !decode_base64(std::string_view(response["patch"].GetString(), response["patch"].GetStringLength()), ops)) {
+      !decode_base64(
+          std::string_view(response["patch"].GetString(), response["patch"].GetStringLength()),
+          ops)) {
     fail("patch is not base64", answer.body);
   }
   rapidjson::Document patch;
   patch.Parse<rapidjson::kParseValidateEncodingFlag>(ops.c_str(), ops.size());
-  if (patch.HasParseError() || !patch.IsArray() || patch.Empty()) fail("patch is not a non-empty array", ops);
+  if (patch.HasParseError() || !patch.IsArray() || patch.Empty())
+    fail("patch is not a non-empty array", ops);
 }
 
 }  // namespace
@@ -78,9 +82,9 @@ void check_answer(const kpw::Webhook& hook, const kpw::HttpAnswer& answer) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   static std::string body;
   static kpw::HttpAnswer answer;
-  for (const kpw::Webhook& hook : kpw::webhooks()) {
+  for (const kpw::Route& hook : kpw::webhooks()) {
     body.assign(reinterpret_cast<const char*>(data), size);
-    kpw::handle_http("POST", hook.path, "application/json", body, answer);
+    kpw::handle_http(&hook, "POST", "application/json", body, kpw::kDefaultSettings, answer);
     check_answer(hook, answer);
   }
   return 0;

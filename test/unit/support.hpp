@@ -44,9 +44,8 @@ struct Verdict {
 struct Call {
   std::string_view ns = "ns1";
   Operation operation = Operation::kCreate;
-  std::string_view old_object;              // JSON, UPDATE only
-  StrictRules strict = StrictRules::kDeny;  // --strict-rules
-  ValidationSettings settings;              // --allow-no-execute-taint-policy
+  std::string_view old_object;  // JSON, UPDATE only
+  Settings settings;  // the flags: --strict-rules, --allow-no-execute-taint-policy, --default-*
 
   static Call cluster_scoped() {
     Call c;
@@ -78,8 +77,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   request.operation = call.operation;
   request.ns = call.ns;
   request.object = &arena->document();
-  request.settings = call.settings;
-  request.strict_rules = call.strict;
+  request.settings = &call.settings;
   if (!old_text.empty()) {
     if (!old_arena->parse_in_place(old_text).ok) {
       v.errors.push_back(
@@ -91,7 +89,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   AdmissionResult result;
   // As the service judges: ratcheting against old_object, deletion, --strict-rules.
   StrictContext strict;
-  strict.mode = call.strict;
+  strict.mode = call.settings.strict_rules;
   strict.object = request.object;
   strict.old_object = request.old_object;
   strict.deleting =
@@ -146,7 +144,7 @@ inline Mutation mutate(Handler handler, std::string_view object, const Call& cal
   request.operation = call.operation;
   request.ns = call.ns;
   request.object = &arena->document();
-  request.strict_rules = call.strict;
+  request.settings = &call.settings;
   if (!old_text.empty() && old_arena->parse_in_place(old_text).ok) {
     request.old_object = &old_arena->document();
   }

@@ -377,7 +377,8 @@ TEST_CASE("bounded: SeenSet counts occurrences and takes keys of the caller's") 
 TEST_CASE("bounded: a review with 1 000 repeated names answers 100 causes and one summary") {
   std::string body = review_with_alike_terms(1000);
   kpw::HttpAnswer answer;
-  kpw::handle_http("POST", "/validate-propagationpolicy", "application/json", body, answer);
+  kpw::handle_http(kpw::find_route("/validate-propagationpolicy"), "POST", "application/json", body,
+                   kpw::kDefaultSettings, answer);
   REQUIRE(answer.status == 200);
   CHECK(answer.body.size() < 32 * 1024);
   CHECK(count(answer.body, "\"field\":") == 100);
@@ -420,14 +421,16 @@ TEST_CASE(
   rlimit tight = old;
   tight.rlim_cur = used + 4 * 1024 * 1024;
   REQUIRE(setrlimit(RLIMIT_AS, &tight) == 0);
-  kpw::handle_http("POST", "/validate-propagationpolicy", "application/json", body, answer);
+  kpw::handle_http(kpw::find_route("/validate-propagationpolicy"), "POST", "application/json", body,
+                   kpw::kDefaultSettings, answer);
   REQUIRE(setrlimit(RLIMIT_AS, &old) == 0);
   CHECK(answer.status == 200);
   CHECK(answer.outcome.internal_error);
   CHECK(answer.body.find(R"("allowed":false)") != std::string::npos);
   CHECK(answer.body.find(R"("code":500)") != std::string::npos);
   CHECK(answer.body.find("std::bad_alloc") != std::string::npos);
-  kpw::handle_http("POST", "/validate-propagationpolicy", "application/json", small, answer);
+  kpw::handle_http(kpw::find_route("/validate-propagationpolicy"), "POST", "application/json",
+                   small, kpw::kDefaultSettings, answer);
   CHECK_FALSE(answer.outcome.internal_error);
   CHECK(answer.body.find(R"("code":403)") != std::string::npos);
 }
@@ -447,13 +450,15 @@ TEST_CASE("bounded: a mutation needing more than 4 MiB of patch is refused, not 
   // The same mutator on a small object still patches (handle_http parses in place: copy first).
   std::string small = body.substr(0, body.find("{},")) + "{}]}}}}}";
   kpw::HttpAnswer answer;
-  kpw::handle_http("POST", "/mutate-propagationpolicy", "application/json", body, answer);
+  kpw::handle_http(kpw::find_route("/mutate-propagationpolicy"), "POST", "application/json", body,
+                   kpw::kDefaultSettings, answer);
   CHECK(answer.status == 200);
   CHECK(answer.body.size() < 1024);
   CHECK(answer.body.find(R"("allowed":false)") != std::string::npos);
   CHECK(answer.body.find(R"("code":413)") != std::string::npos);
   CHECK(answer.body.find("JSON Patch of more than 4194304 bytes") != std::string::npos);
-  kpw::handle_http("POST", "/mutate-propagationpolicy", "application/json", small, answer);
+  kpw::handle_http(kpw::find_route("/mutate-propagationpolicy"), "POST", "application/json", small,
+                   kpw::kDefaultSettings, answer);
   CHECK(answer.body.find(R"("patchType":"JSONPatch")") != std::string::npos);
 }
 

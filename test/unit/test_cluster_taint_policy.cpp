@@ -33,7 +33,7 @@ std::string taints(std::string_view items) {
 
 Call with(StrictRules strict, bool allow_no_execute = false) {
   Call c = Call::cluster_scoped();
-  c.strict = strict;
+  c.settings.strict_rules = strict;
   c.settings.allow_no_execute_taint_policy = allow_no_execute;
   return c;
 }

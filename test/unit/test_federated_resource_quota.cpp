@@ -24,7 +24,7 @@ Verdict frq(std::string_view spec, std::string_view rest = "") {
 
 Call strict_off() {
   Call c;
-  c.strict = kpw::StrictRules::kOff;
+  c.settings.strict_rules = kpw::StrictRules::kOff;
   return c;
 }
 

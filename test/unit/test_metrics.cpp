@@ -6,8 +6,8 @@
 #include <string_view>
 #include <vector>
 
-#include "admission/registry.hpp"
 #include "admission/review.hpp"
+#include "admission/route.hpp"
 #include "admission/service.hpp"
 #include "server/metrics.hpp"
 
@@ -56,21 +56,18 @@ TEST_CASE("metrics: every webhook given at start-up has its series, past 16 too"
                  R"(controller_runtime_webhook_requests_total{code="200",webhook="/hook-0"} 0)"));
 }
 
-TEST_CASE("metrics: the server's webhooks are the registry's, each with its series") {
+TEST_CASE("metrics: the server's webhooks are the route table's, each with its series") {
   std::vector<metrics::WebhookSeriesSpec> specs;
-  for (const kpw::Webhook& w : kpw::webhooks()) specs.push_back({w.path, w.rules});
+  for (const kpw::Route& r : kpw::routes()) specs.push_back({r.path, r.rules});
   metrics::set_webhooks(specs);
-  REQUIRE(!kpw::webhooks().empty());
-  for (const kpw::Webhook& w : kpw::webhooks()) {
-    const kpw::WebhookRoute route = kpw::route_webhook(w.path);
-    REQUIRE(route.index >= 0);
-    CHECK(kpw::webhooks()[static_cast<std::size_t>(route.index)].path == w.path);
-    CHECK(route.path == w.path);
+  REQUIRE(!kpw::routes().empty());
+  for (const kpw::Route& w : kpw::routes()) {
+    REQUIRE(kpw::find_route(w.path) == &w);
+    CHECK(specs[kpw::route_index(w)].path == w.path);
   }
-  CHECK(kpw::route_webhook("/no-such-webhook").index == -1);
   std::string text;
   metrics::render(text);
-  for (const kpw::Webhook& w : kpw::webhooks()) {
+  for (const kpw::Route& w : kpw::routes()) {
     CHECK(has_line(text, R"(controller_runtime_webhook_requests_in_flight{webhook=")" +
                              std::string(w.path) + R"("} 0)"));
   }

@@ -32,19 +32,13 @@ std::string with(std::string_view extra) {
   return std::string(kSelector) + "," + std::string(extra);
 }
 
-Mutation create(const std::string& object) {
-  return mutate(&kpw::mutate_propagation_policy, object);
+Mutation create(const std::string& object, const Call& call = {}) {
+  return mutate(&kpw::mutate_propagation_policy, object, call);
 }
 
 Mutation update(const std::string& object) {
   return mutate(&kpw::mutate_propagation_policy, object, Call::update_of(object));
 }
-
-// Restores the flag defaults after a case that changes them.
-struct DefaultsGuard {
-  kpw::MutationDefaults saved = kpw::mutation_defaults();
-  ~DefaultsGuard() { kpw::set_mutation_defaults(saved); }
-};
 
 }  // namespace
 
@@ -128,7 +122,7 @@ TEST_CASE("M-5 H7 purgeMode \"\" gets a grace period, except under --strict-rule
   const char* mode = "/spec/failover/application/purgeMode";
   for (const kpw::StrictRules strict : {kpw::StrictRules::kDeny, kpw::StrictRules::kWarn}) {
     Call call;
-    call.strict = strict;
+    call.settings.strict_rules = strict;
     const Mutation m = mutate(&kpw::mutate_propagation_policy, object, call);
     REQUIRE(m.error.empty());
     CHECK(m.string(mode) == "Gracefully");
@@ -137,7 +131,7 @@ TEST_CASE("M-5 H7 purgeMode \"\" gets a grace period, except under --strict-rule
   // off: upstream's verdicts. Upstream's M-5 reads the raw "", so no grace period; its round trip
   // stores Gracefully, which its validator then denies (V-F3; m10 of recorded.jsonl).
   Call off;
-  off.strict = kpw::StrictRules::kOff;
+  off.settings.strict_rules = kpw::StrictRules::kOff;
   const Mutation m = mutate(&kpw::mutate_propagation_policy, object, off);
   REQUIRE(m.error.empty());
   CHECK(m.string(mode) == "Gracefully");
@@ -191,7 +185,6 @@ TEST_CASE("design defaults priority 0 and preemption Never only when absent") {
 }
 
 TEST_CASE("design defaults purgeMode and tolerationSeconds follow the flags") {
-  DefaultsGuard guard;
   const std::string obj = pp(with(R"("propagateDeps":true,"failover":{"application":{}})"));
   const Mutation design = create(obj);
   REQUIRE(design.error.empty());
@@ -201,11 +194,10 @@ TEST_CASE("design defaults purgeMode and tolerationSeconds follow the flags") {
   CHECK(design.integer("/spec/failover/application/gracePeriodSeconds") == 600);
   CHECK(design.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 300);
 
-  kpw::MutationDefaults flags;
-  flags.purge_mode = "Directly";
-  flags.toleration_seconds = 30;
-  kpw::set_mutation_defaults(flags);
-  const Mutation flagged = create(obj);
+  Call flags;
+  flags.settings.purge_mode = "Directly";
+  flags.settings.toleration_seconds = 30;
+  const Mutation flagged = create(obj, flags);
   CHECK(flagged.string("/spec/failover/application/purgeMode") == "Directly");
   CHECK_FALSE(flagged.has("/spec/failover/application/gracePeriodSeconds"));
   CHECK(flagged.integer("/spec/failover/application/decisionConditions/tolerationSeconds") == 30);
@@ -240,18 +232,16 @@ TEST_CASE("a mutator never denies a decodable object") {
 // ---- WorkloadRebalancer and ScheduleTrigger ----
 
 TEST_CASE("WorkloadRebalancer TTL is defaulted only with the flag") {
-  DefaultsGuard guard;
   const std::string obj =
       R"({"kind":"WorkloadRebalancer","spec":{"workloads":[{"apiVersion":"apps/v1","kind":"Deployment","name":"d"}]}})";
   CHECK(mutate(&kpw::mutate_workload_rebalancer, obj, Call::cluster_scoped()).patch.empty());
-  kpw::MutationDefaults flags;
-  flags.rebalancer_ttl_seconds = 3600;
-  kpw::set_mutation_defaults(flags);
-  CHECK(mutate(&kpw::mutate_workload_rebalancer, obj, Call::cluster_scoped())
+  Call flags = Call::cluster_scoped();
+  flags.settings.rebalancer_ttl_seconds = 3600;
+  CHECK(mutate(&kpw::mutate_workload_rebalancer, obj, flags)
             .integer("/spec/ttlSecondsAfterFinished") == 3600);
   const std::string zero =
       R"({"kind":"WorkloadRebalancer","spec":{"workloads":[],"ttlSecondsAfterFinished":0}})";
-  CHECK(mutate(&kpw::mutate_workload_rebalancer, zero, Call::cluster_scoped()).patch.empty());
+  CHECK(mutate(&kpw::mutate_workload_rebalancer, zero, flags).patch.empty());
 }
 
 TEST_CASE("ScheduleTrigger defaults retry 3 and auto-clean 60 - zeros stay") {

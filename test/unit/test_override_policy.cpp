@@ -202,7 +202,7 @@ TEST_CASE("D-O4 an empty fieldPath") {
   REQUIRE(v.fields() == Fields{kPrefix + "fieldOverrider[0].fieldPath"});
   CHECK(v.errors[0].rule == kpw::rules::kDO4);
   Call off;
-  off.strict = kpw::StrictRules::kOff;
+  off.settings.strict_rules = kpw::StrictRules::kOff;
   CHECK(
       op(rule(
              R"({"fieldOverrider":[{"fieldPath":"","yaml":[{"subPath":"/a","operator":"remove"}]}]})"),

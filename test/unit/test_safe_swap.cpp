@@ -9,9 +9,9 @@
 
 #include "admission/rules.hpp"
 #include "check/metadata.hpp"
-#include "kinds/kinds.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "support.hpp"
+#include "table/table.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 
@@ -59,7 +59,7 @@ kpw::test::Verdict validate_cpp(const std::string& object, Call call = Call::clu
 
 Call cpp_update(const std::string& old_object, kpw::StrictRules mode = kpw::StrictRules::kDeny) {
   Call c = Call::update_of(old_object, "");
-  c.strict = mode;
+  c.settings.strict_rules = mode;
   return c;
 }
 
@@ -72,10 +72,10 @@ TEST_CASE("rules: every kind's rules, unique IDs, each with a class") {
     CHECK(kpw::find_rule(r->id) == r);
     CHECK_FALSE(r->summary.empty());
   }
-  // Every rule a kind lists is one all_rules() knows, and the K-* rules are there too.
-  for (const kpw::Kind& k : kpw::kinds()) {
-    CHECK_FALSE(k.rules.empty());
-    for (const kpw::Rule r : k.rules) CHECK(kpw::find_rule(r->id) == r);
+  // Every rule a validating route lists is one all_rules() knows, and the K-* rules are there too.
+  for (const kpw::Route& route : kpw::routes()) {
+    CHECK(route.rules.empty() == route.mutating);
+    for (const kpw::Rule r : route.rules) CHECK(kpw::find_rule(r->id) == r);
   }
   CHECK(kpw::find_rule("K-U1") == kpw::Rule(kpw::rules::kKU1));
   CHECK_FALSE(kpw::find_rule("V-P99"));
@@ -249,12 +249,12 @@ TEST_CASE("ratchet: an object being deleted is never denied by a strict rule") {
 
 TEST_CASE("strict rules: warn allows with a warning and off allows silently") {
   Call warn = Call::cluster_scoped();
-  warn.strict = kpw::StrictRules::kWarn;
+  warn.settings.strict_rules = kpw::StrictRules::kWarn;
   const kpw::test::Verdict w = validate_cpp(preempting_cpp(), warn);
   CHECK(w.allowed());
   CHECK(w.warned("[D-R2]; allowed by --strict-rules=warn"));
   Call off = Call::cluster_scoped();
-  off.strict = kpw::StrictRules::kOff;
+  off.settings.strict_rules = kpw::StrictRules::kOff;
   const kpw::test::Verdict o = validate_cpp(preempting_cpp(), off);
   CHECK(o.allowed());
   CHECK_FALSE(o.warned("D-R2"));
@@ -263,7 +263,7 @@ TEST_CASE("strict rules: warn allows with a warning and off allows silently") {
       with(R"("placement":{"clusterAffinity":{},"clusterAffinities":[{"affinityName":"a"}]})"),
       R"("name":"p","namespace":"ns1","labels":{"propagationpolicy.karmada.io/permanent-id":"x"})");
   Call pp_off;
-  pp_off.strict = kpw::StrictRules::kOff;
+  pp_off.settings.strict_rules = kpw::StrictRules::kOff;
   CHECK_FALSE(run(&kpw::validate_propagation_policy, upstream_bad, pp_off).allowed());
 }
 

@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 
-#include "admission/registry.hpp"
+#include "admission/route.hpp"
 #include "admission/service.hpp"
 #include "json/json.hpp"
 #include "json_access.hpp"
@@ -25,7 +25,8 @@ struct Answer {
 // Posts `body` to `target` and parses the JSON answer.
 void post(Answer& a, std::string body, std::string_view target = "/validate-propagationpolicy",
           std::string_view content_type = "application/json", std::string_view method = "POST") {
-  kpw::handle_http(method, target, content_type, body, a.http);
+  kpw::handle_http(kpw::find_route(target.substr(0, target.find('?'))), method, content_type, body,
+                   kpw::kDefaultSettings, a.http);
   if (a.http.content_type == "application/json") {
     a.text = a.http.body;
     REQUIRE(a.arena.parse_in_place(a.text).ok);
@@ -172,10 +173,13 @@ TEST_CASE("envelope: too large answers HTTP 413 and closes") {
   CHECK(a.body.find("\"code\":413") != std::string::npos);
 }
 
-TEST_CASE("registry: paths are unique and every row has a handler") {
-  for (const auto& w : kpw::webhooks()) {
-    CHECK(kpw::find_webhook(w.path) == &w);
-    CHECK(w.handler != nullptr);
-    CHECK(w.path.front() == '/');
+TEST_CASE("routes: paths are unique and every row has a handler and a kind") {
+  for (const kpw::Route& r : kpw::routes()) {
+    CHECK(kpw::find_route(r.path) == &r);
+    CHECK(r.handler != nullptr);
+    CHECK(r.path.front() == '/');
+    CHECK_FALSE(r.kinds.empty());
+    CHECK(kpw::route_index(r) < kpw::routes().size());
   }
+  CHECK(kpw::find_route("/no-such-path") == nullptr);
 }

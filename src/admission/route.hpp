@@ -1,0 +1,100 @@
+// The route table's rows: per path, what it takes (the envelope, the kinds it serves or any kind,
+// the operations, what of the request it reads) and what judges it (the handler, its rules), plus
+// what the webhook configurations need (generated from the rows: docs/operations.md). The rows are
+// defined by the wiring above this layer (src/table/routes.cpp); this layer declares them, finds a
+// row by path and never includes the layer that knows every validator and mutator.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string_view>
+#include <variant>
+
+#include "admission/field_error.hpp"
+#include "admission/review.hpp"
+#include "admission/rules.hpp"
+#include "json/field_path.hpp"
+#include "json/json.hpp"
+
+namespace kpw {
+
+// A default a kind's CRD gives a field: applied by the API server to an absent (or null) field
+// inside objects that exist, before and again after every mutating webhook. `check` applies them
+// as the API server would.
+struct CrdDefault {
+  std::string_view path;  // dotted, from the object's root:
+                          // "spec.placement.replicaScheduling.replicaSchedulingType"
+  std::variant<std::string_view, std::int64_t> value;
+};
+
+// The fields of a kind's spec its schema declares, for `check`'s unknown-field rule (K-U1).
+using UnknownFieldWalk = void (*)(const JsonValue& spec, const FieldPath& spec_path,
+                                  ErrorList& errors);
+
+// A kind: data that routes and `check` refer to.
+struct Kind {
+  std::string_view group;                      // "policy.karmada.io"
+  std::span<const std::string_view> versions;  // served, the first the storage version
+  std::string_view kind;                       // "PropagationPolicy"
+  std::string_view resource;                   // the plural, "propagationpolicies"
+  bool namespaced;
+  std::span<const CrdDefault> crd_defaults;
+  UnknownFieldWalk spec_fields;  // nullptr: `check` does not walk spec for unknown fields
+};
+
+// A set of Operations.
+class Operations {
+ public:
+  constexpr Operations() = default;
+  constexpr Operations(std::initializer_list<Operation> ops) {
+    for (const Operation op : ops) bits_ |= bit(op);
+  }
+  constexpr bool has(Operation op) const { return (bits_ & bit(op)) != 0; }
+
+ private:
+  static constexpr std::uint8_t bit(Operation op) {
+    return static_cast<std::uint8_t>(1u << static_cast<unsigned>(op));
+  }
+  std::uint8_t bits_ = 0;
+};
+
+// What of a request a route's handler reads, which the envelope checks before it runs.
+enum class Reads : std::uint8_t {
+  kObject,                // request.object (a mutating webhook's view)
+  kObjectAndOldOnUpdate,  // request.object, and request.oldObject on UPDATE
+  // request.oldObject of a DELETE, and nothing else: any other operation is allowed unjudged,
+  // without decoding (upstream's deletion protection).
+  kOldObjectOnDelete,
+};
+
+// The webhook configuration entry a route is registered with (docs/operations.md, "Manifests").
+struct Entry {
+  std::string_view name;           // ours: "propagationpolicy.karmada-policy-webhook.karmada.io"
+  std::string_view upstream_name;  // upstream's entry for the path, "" when it has none
+  std::uint8_t timeout_seconds = 3;
+};
+
+struct Route {
+  std::string_view path;  // "/validate-propagationpolicy"
+  bool mutating;          // answers with a patch; its answer can be tens of times its body
+  // The kinds request.kind may name (any version); empty: any kind, request.kind not read.
+  std::span<const Kind* const> kinds;
+  Operations operations;  // what the entry registers
+  Reads reads;
+  Handler handler;
+  std::span<const Rule> rules;  // the rules the handler may report (a mutator's: none)
+  Entry entry;
+};
+
+// Defined by the route table (src/table/routes.cpp).
+std::span<const Route> routes();
+// The route serving `path` (without the query), or nullptr.
+const Route* find_route(std::string_view path);
+// Its row in routes(): metrics keep a series per route.
+inline std::size_t route_index(const Route& route) {
+  return static_cast<std::size_t>(&route - routes().data());
+}
+
+}  // namespace kpw

@@ -1,0 +1,256 @@
+// The route table: one row per path this server serves (docs/architecture.md, "The tables").
+// Routing, the metrics series, `check`, `karmada-policy-webhook routes` and the manifests
+// (generated from these rows) read it.
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "mutators/override_policy.hpp"
+#include "mutators/propagation_policy.hpp"
+#include "mutators/schedule_trigger.hpp"
+#include "mutators/workload_rebalancer.hpp"
+#include "table/table.hpp"
+#include "table/table_kinds.hpp"
+#include "util/json_text.hpp"
+#include "validators/cluster_taint_policy.hpp"
+#include "validators/federated_resource_quota.hpp"
+#include "validators/override_policy.hpp"
+#include "validators/propagation_policy.hpp"
+#include "validators/propagation_policy_rules.hpp"
+#include "validators/schedule_trigger.hpp"
+#include "validators/workload_rebalancer.hpp"
+
+namespace kpw {
+namespace {
+
+using table::kClusterOverridePolicy;
+using table::kClusterPropagationPolicy;
+using table::kClusterTaintPolicy;
+using table::kFederatedResourceQuota;
+using table::kOverridePolicy;
+using table::kPropagationPolicy;
+using table::kScheduleTrigger;
+using table::kWorkloadRebalancer;
+
+// The kinds a route serves.
+template <const Kind*... K>
+constexpr std::array<const Kind*, sizeof...(K)> kKindsOf = {K...};
+
+constexpr Operations kCreateUpdate = {Operation::kCreate, Operation::kUpdate};
+
+// One row per path; designated members so a row reads as what it says. Validating before
+// mutating for each kind, as the webhook configurations list them.
+constexpr auto kRoutes = std::to_array<Route>({
+    {.path = "/validate-propagationpolicy",
+     .mutating = false,
+     .kinds = kKindsOf<&kPropagationPolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_propagation_policy,
+     .rules = rules::kPropagationPolicyRules,
+     .entry = {.name = "propagationpolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "propagationpolicy.karmada.io"}},
+    {.path = "/mutate-propagationpolicy",
+     .mutating = true,
+     .kinds = kKindsOf<&kPropagationPolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &mutate_propagation_policy,
+     .rules = {},
+     .entry = {.name = "propagationpolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "propagationpolicy.karmada.io"}},
+    {.path = "/validate-clusterpropagationpolicy",
+     .mutating = false,
+     .kinds = kKindsOf<&kClusterPropagationPolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_cluster_propagation_policy,
+     .rules = rules::kPropagationPolicyRules,
+     .entry = {.name = "clusterpropagationpolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "clusterpropagationpolicy.karmada.io"}},
+    {.path = "/mutate-clusterpropagationpolicy",
+     .mutating = true,
+     .kinds = kKindsOf<&kClusterPropagationPolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &mutate_cluster_propagation_policy,
+     .rules = {},
+     .entry = {.name = "clusterpropagationpolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "clusterpropagationpolicy.karmada.io"}},
+    {.path = "/validate-workloadrebalancer",
+     .mutating = false,
+     .kinds = kKindsOf<&kWorkloadRebalancer>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_workload_rebalancer,
+     .rules = rules::kWorkloadRebalancerRules,
+     .entry = {.name = "workloadrebalancer.karmada-policy-webhook.karmada.io",
+               .upstream_name = ""}},
+    {.path = "/mutate-workloadrebalancer",
+     .mutating = true,
+     .kinds = kKindsOf<&kWorkloadRebalancer>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &mutate_workload_rebalancer,
+     .rules = {},
+     .entry = {.name = "workloadrebalancer.karmada-policy-webhook.karmada.io",
+               .upstream_name = ""}},
+    {.path = "/validate-scheduletrigger",
+     .mutating = false,
+     .kinds = kKindsOf<&kScheduleTrigger>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_schedule_trigger,
+     .rules = rules::kScheduleTriggerRules,
+     .entry = {.name = "scheduletrigger.karmada-policy-webhook.karmada.io", .upstream_name = ""}},
+    {.path = "/mutate-scheduletrigger",
+     .mutating = true,
+     .kinds = kKindsOf<&kScheduleTrigger>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &mutate_schedule_trigger,
+     .rules = {},
+     .entry = {.name = "scheduletrigger.karmada-policy-webhook.karmada.io", .upstream_name = ""}},
+    {.path = "/validate-overridepolicy",
+     .mutating = false,
+     .kinds = kKindsOf<&kOverridePolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_override_policy,
+     .rules = rules::kOverridePolicyRules,
+     .entry = {.name = "overridepolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "overridepolicy.karmada.io"}},
+    {.path = "/mutate-overridepolicy",
+     .mutating = true,
+     .kinds = kKindsOf<&kOverridePolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &mutate_override_policy,
+     .rules = {},
+     .entry = {.name = "overridepolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "overridepolicy.karmada.io"}},
+    {.path = "/validate-clusteroverridepolicy",
+     .mutating = false,
+     .kinds = kKindsOf<&kClusterOverridePolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_cluster_override_policy,
+     .rules = rules::kOverridePolicyRules,
+     .entry = {.name = "clusteroverridepolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "clusteroverridepolicy.karmada.io"}},
+    {.path = "/validate-federatedresourcequota",
+     .mutating = false,
+     .kinds = kKindsOf<&kFederatedResourceQuota>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_federated_resource_quota,
+     .rules = rules::kFederatedResourceQuotaRules,
+     .entry = {.name = "federatedresourcequota.karmada-policy-webhook.karmada.io",
+               .upstream_name = "federatedresourcequota.karmada.io"}},
+    // No mutating webhook upstream, and none needed (the CRD has no defaults).
+    {.path = "/validate-clustertaintpolicy",
+     .mutating = false,
+     .kinds = kKindsOf<&kClusterTaintPolicy>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_cluster_taint_policy,
+     .rules = rules::kClusterTaintPolicyRules,
+     .entry = {.name = "clustertaintpolicy.karmada-policy-webhook.karmada.io",
+               .upstream_name = "clustertaintpolicy.karmada.io"}},
+});
+
+// Compared as text: find_route would find only the first of two rows with one path.
+constexpr bool paths_unique() {
+  for (std::size_t i = 0; i < kRoutes.size(); ++i) {
+    for (std::size_t j = i + 1; j < kRoutes.size(); ++j) {
+      if (kRoutes[i].path == kRoutes[j].path) return false;
+    }
+  }
+  return true;
+}
+static_assert(paths_unique(), "two routes serve the same path");
+
+}  // namespace
+
+std::span<const Route> routes() { return kRoutes; }
+
+const Route* route_of(const Kind& kind, bool mutating) {
+  for (const Route& r : kRoutes) {
+    if (r.mutating != mutating) continue;
+    if (std::find(r.kinds.begin(), r.kinds.end(), &kind) != r.kinds.end()) return &r;
+  }
+  return nullptr;
+}
+
+// The route table as JSON, one object per route (`karmada-policy-webhook routes`).
+std::string routes_json() {
+  std::string out = "[";
+  for (const Route& r : kRoutes) {
+    if (out.size() > 1) out += ",";
+    out += "\n  {\"path\":";
+    append_json_string(out, r.path);
+    out += ",\"type\":";
+    append_json_string(out, r.mutating ? "mutating" : "validating");
+    out += ",\"kinds\":[";
+    for (std::size_t i = 0; i < r.kinds.size(); ++i) {
+      if (i > 0) out += ",";
+      out += "{\"group\":";
+      append_json_string(out, r.kinds[i]->group);
+      out += ",\"kind\":";
+      append_json_string(out, r.kinds[i]->kind);
+      out += "}";
+    }
+    out += "],\"operations\":[";
+    bool first = true;
+    for (std::size_t i = 0; i < kOperationCount; ++i) {
+      const auto op = static_cast<Operation>(i);
+      if (!r.operations.has(op)) continue;
+      if (!first) out += ",";
+      first = false;
+      append_json_string(out, operation_name(op));
+    }
+    out += "],\"entry\":";
+    append_json_string(out, r.entry.name);
+    out += ",\"upstreamEntry\":";
+    append_json_string(out, r.entry.upstream_name);
+    out += ",\"timeoutSeconds\":";
+    out += std::to_string(r.entry.timeout_seconds);
+    out += ",\"rules\":[";
+    for (std::size_t i = 0; i < r.rules.size(); ++i) {
+      if (i > 0) out += ",";
+      append_json_string(out, rule_id(r.rules[i]));
+    }
+    out += "]}";
+  }
+  out += "\n]\n";
+  return out;
+}
+
+std::span<const Rule> all_rules() {
+  static const std::vector<Rule> all = [] {
+    std::vector<Rule> out;
+    auto add = [&out](Rule r) {
+      if (std::find(out.begin(), out.end(), r) == out.end()) out.push_back(r);
+    };
+    for (const Route& route : kRoutes) {
+      for (const Rule r : route.rules) add(r);
+    }
+    for (const Rule r : {Rule(rules::kKM1), Rule(rules::kKM2), Rule(rules::kKM3), Rule(rules::kKM4),
+                         Rule(rules::kKU1)}) {
+      add(r);
+    }
+    return out;
+  }();
+  return all;
+}
+
+std::optional<Rule> find_rule(std::string_view id) {
+  for (const Rule r : all_rules()) {
+    if (r->id == id) return r;
+  }
+  return std::nullopt;
+}
+
+}  // namespace kpw

@@ -1,0 +1,18 @@
+// The kind rows, for the route table beside them (routes.cpp) and the tests; everything else
+// finds a kind through table.hpp.
+#pragma once
+
+#include "admission/route.hpp"
+
+namespace kpw::table {
+
+extern const Kind kPropagationPolicy;
+extern const Kind kClusterPropagationPolicy;
+extern const Kind kWorkloadRebalancer;
+extern const Kind kScheduleTrigger;
+extern const Kind kOverridePolicy;
+extern const Kind kClusterOverridePolicy;
+extern const Kind kFederatedResourceQuota;
+extern const Kind kClusterTaintPolicy;
+
+}  // namespace kpw::table
