@@ -1,5 +1,5 @@
-// The field errors of one review, each naming its rule (rules.hpp), de-duplicated, capped, and
-// judged by class: a strict rule may ratchet, warn, or be off.
+// The field errors of one review, each naming its rule (rules.hpp), de-duplicated and capped. Which
+// of them deny is the caller's policy (an ErrorPolicy: strict_policy.hpp), asked as each comes.
 #pragma once
 
 #include <cstddef>
@@ -11,7 +11,6 @@
 #include <vector>
 
 #include "admission/rules.hpp"
-#include "admission/warnings.hpp"
 #include "json/field_path.hpp"
 #include "json/json.hpp"
 
@@ -36,14 +35,26 @@ struct FieldError {
 // a JSON string literal or as text, so that a warning can cut it shorter (ErrorList).
 enum class EchoKind : std::uint8_t { kRendered, kString, kText };
 
-// How one review treats violations of `strict` rules (rules.hpp). Without one (unit tests, the
-// validators called directly) every violation denies.
-struct StrictContext {
-  StrictRules mode = StrictRules::kDeny;
-  const JsonValue* object = nullptr;      // the object judged
-  const JsonValue* old_object = nullptr;  // UPDATE: a strict violation unchanged from it ratchets
-  bool deleting = false;                  // metadata.deletionTimestamp set: strict rules never deny
-  Warnings* warnings = nullptr;           // where allowed violations are told
+// One error as a rule reports it, before the list keeps it: what a policy judges it by. `value` as
+// rendered; `raw` the value it echoes (EchoKind::kString, kText), so that a warning can cut it.
+struct ErrorReport {
+  Rule rule;
+  ErrorType type;
+  const FieldPath& path;
+  std::string_view value;
+  std::string_view detail;
+  EchoKind echo;
+  std::string_view raw;
+};
+
+// Decides, as each error is reported, whether it denies (the list keeps it) or not (the policy told
+// it some other way, or dropped it). The list only asks: the policy is its caller's.
+class ErrorPolicy {
+ public:
+  virtual bool denies(const ErrorReport& report) = 0;
+
+ protected:
+  ~ErrorPolicy() = default;
 };
 
 // The errors of one review, in the order rules report them, de-duplicated (identical texts are
@@ -55,13 +66,8 @@ struct StrictContext {
 //   earlier errors) for the first kMaxFingerprints distinct errors; past those, each report is
 //   counted as it comes (the rules never report one error twice: de-duplication is upstream's
 //   safety net, and an exact count of millions is not worth a table of millions).
-// Every error names the rule that reported it. With a StrictContext, a `strict` rule's violation
-// may be allowed instead (--strict-rules=warn, ratcheting on UPDATE, an object being deleted): it
-// then becomes a warning (`<error> [<ID>]; allowed because …`) and denies nothing. Such a warning
-// fits Warnings::kMaxEachBytes with its ` [<ID>]; <why>` ending whole: its echoed value and the
-// keys and names of its path are cut shorter (all to one length that fits, 32 bytes at least, each
-// with its length), and only if that is not enough is the rest cut before the ending, with `...`.
-// Every violation is counted by rule and action for the metrics.
+// Every error names the rule that reported it. With a policy set, each is first offered to it
+// (ErrorPolicy::denies): only what it says denies is kept.
 class ErrorList {
  public:
   static constexpr std::size_t kMaxShown = 100;
@@ -89,8 +95,8 @@ class ErrorList {
                      std::span<const std::string_view> supported);
   void duplicate(Rule rule, const FieldPath& path, std::string_view value);
 
-  // Set by the service for one review (nullptr: every violation denies). clear() unsets it.
-  void set_context(const StrictContext* context) { context_ = context; }
+  // Set for one review by its judge (judge.hpp; nullptr: every error denies). clear() unsets it.
+  void set_policy(ErrorPolicy* policy) { policy_ = policy; }
 
   bool empty() const { return shown_.empty(); }
   // Distinct errors reported, shown or not.
@@ -100,12 +106,6 @@ class ErrorList {
   // Distinct errors beyond those: counted, not kept.
   std::size_t omitted() const { return omitted_; }
   void clear();
-
-  // Violations of `rule` that ended with `action` in this review (denied ones shown or not).
-  std::uint32_t violations(Rule rule, RuleAction action) const;
-  // Every (rule, action) met in this review, in the order first met.
-  std::span<const RuleViolation> violations() const { return counts_; }
-  bool any_violation() const { return !counts_.empty(); }
 
   // Kubernetes' aggregate of the shown errors: one error is its text, several are
   // `[e1, e2, ...]`; omitted errors add one last entry, `and N more errors`.
@@ -118,10 +118,6 @@ class ErrorList {
   // `value` as rendered; `raw` the value it echoes (EchoKind::kString, kText), for the warning.
   void add(Rule rule, ErrorType type, const FieldPath& path, std::string_view value,
            std::string_view detail, EchoKind echo = EchoKind::kRendered, std::string_view raw = {});
-  void count(Rule rule, RuleAction action);
-  // Whether a strict violation at `path` is allowed: the action, and why, for its warning.
-  RuleAction judge_strict(Rule rule, const FieldPath& path, std::string_view& why);
-  bool unchanged(Rule rule, const FieldPath& path);
   // Inserts a fingerprint; false when it was there already.
   bool first_time(std::uint64_t fingerprint);
 
@@ -136,16 +132,7 @@ class ErrorList {
   std::string value_;   // its rendered value
   std::string detail_;  // its detail, when the list builds it
 
-  const StrictContext* context_ = nullptr;
-  // One entry per (rule, action) met: a review meets a handful of the kind's rules, so a short
-  // list searched from its last entry (a rule reports in runs) beats a table per rule.
-  std::vector<RuleViolation> counts_;
-  // Ratcheting: the path of the error being judged, and how many paths were looked up in the
-  // objects (bounded: a changed spec with thousands of strict violations denies past the bound).
-  std::vector<FieldPath::Segment> segments_;
-  std::size_t lookups_ = 0;
-  int root_unchanged_ = -1;  // the whole of spec (or the root the path starts at): -1 unknown
-  std::string_view root_name_;
+  ErrorPolicy* policy_ = nullptr;
 };
 
 }  // namespace kpw

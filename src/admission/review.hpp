@@ -54,6 +54,9 @@ struct AdmissionResult {
   ErrorList errors;
   Warnings warnings;
   JsonPatch patch;
+  // Every (rule, action) the review met, in the order first met: denied, warned or ratcheted
+  // (strict_policy.hpp counts them; the metrics and the log read them).
+  std::vector<RuleViolation> violations;
   // A request the handler cannot judge (a manifest that does not decode): answered with this
   // code (400) and message instead of a verdict, as upstream's decoder errors are. 0: judged.
   unsigned refused_code = 0;
@@ -61,6 +64,15 @@ struct AdmissionResult {
   void refuse(unsigned code, std::string message) {
     refused_code = code;
     refused_message = std::move(message);
+  }
+  // Ready for a review of `object` (its vectors keep their capacity).
+  void reset(const JsonValue* object) {
+    errors.clear();
+    warnings.clear();
+    patch.reset(object);
+    violations.clear();
+    refused_code = 0;
+    refused_message.clear();
   }
 };
 

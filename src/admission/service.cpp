@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "admission/answer.hpp"
+#include "admission/judge.hpp"
 #include "admission/review.hpp"
 #include "admission/route.hpp"
 #include "api/object.hpp"
@@ -145,16 +146,12 @@ void review(const Route& route, std::string_view content_type, std::string& body
   req.settings = &settings;
   req.name = string_or_empty(request, "name");
   req.ns = string_or_empty(request, "namespace");
-  // One result per thread, cleared rather than rebuilt, so its vectors keep their capacity.
+  // One result per thread, reset rather than rebuilt, so its vectors keep their capacity.
   if (!t_scratch.result) t_scratch.result.emplace();
   AdmissionResult& result = *t_scratch.result;
-  result.errors.clear();
-  result.warnings.clear();
-  result.refused_code = 0;
-  result.refused_message.clear();
   if (route.reads == Reads::kOldObjectOnDelete) {
     if (req.operation != Operation::kDelete) {  // allowed unjudged
-      result.patch.reset(nullptr);
+      result.reset(nullptr);
       answer_verdict(env, result, answer);
       return;
     }
@@ -180,16 +177,7 @@ void review(const Route& route, std::string_view content_type, std::string& body
     }
   }
 
-  result.patch.reset(req.object);
-  StrictContext strict;
-  strict.mode = settings.strict_rules;
-  strict.object = req.object;
-  strict.old_object = req.old_object;
-  strict.deleting = member(object_member(req.object, "metadata"), "deletionTimestamp") != nullptr;
-  strict.warnings = &result.warnings;
-  result.errors.set_context(&strict);
-  route.handler(req, result);
-  result.errors.set_context(nullptr);
+  judge(route.handler, req, result);
   if (result.refused_code != 0) {
     answer_error(env, result.refused_code, result.refused_message, answer);
     return;
@@ -213,8 +201,7 @@ void review(const Route& route, std::string_view content_type, std::string& body
   outcome.kind = string_or_empty(object_member(request, "kind"), "kind");
   outcome.ns = req.ns;
   outcome.name = req.name;
-  const std::span<const RuleViolation> met = result.errors.violations();
-  outcome.violations.assign(met.begin(), met.end());
+  outcome.violations.assign(result.violations.begin(), result.violations.end());
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <string_view>
 
+#include "admission/judge.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
 #include "json/json_patch_apply.hpp"
@@ -115,8 +116,7 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   request.settings = &options.settings;
   if (const Route* mutator = route_of(*kind, true)) {
     AdmissionResult mutation;
-    mutation.patch.reset(&obj);
-    mutator->handler(request, mutation);
+    judge(mutator->handler, request, mutation);
     if (mutation.patch.too_large()) {  // refused by the webhook too (service.cpp)
       j.errors.push_back(Problem{src.start, "",
                                  "the defaults this object needs make a JSON Patch of more than " +
@@ -141,17 +141,12 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
       j.warnings.push_back(Problem{warning_position(src, w), "", w});
     }
   }
+  // Judged as the server judges (an object being deleted, which an audited dump holds, is never
+  // denied by a strict rule).
   AdmissionResult validation;
-  validation.patch.reset(&obj);
-  StrictContext strict;
-  strict.mode = options.settings.strict_rules;
-  strict.object = &obj;
-  // An object being deleted (an audited dump holds them) is never denied by a strict rule.
-  strict.deleting = member(object_member(&obj, "metadata"), "deletionTimestamp") != nullptr;
-  strict.warnings = &validation.warnings;
-  validation.errors.set_context(&strict);
-  if (const Route* validator = route_of(*kind, false)) validator->handler(request, validation);
-  validation.errors.set_context(nullptr);
+  if (const Route* validator = route_of(*kind, false)) {
+    judge(validator->handler, request, validation);
+  }
   for (const FieldError& e : validation.errors.errors()) {
     j.errors.push_back(Problem{src.locate(e.field), e.field, e.text(), e.rule});
   }

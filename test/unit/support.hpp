@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/judge.hpp"
 #include "admission/review.hpp"
 #include "api/object.hpp"
 #include "json/json.hpp"
@@ -88,16 +89,7 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   }
   AdmissionResult result;
   // As the service judges: ratcheting against old_object, deletion, --strict-rules.
-  StrictContext strict;
-  strict.mode = call.settings.strict_rules;
-  strict.object = request.object;
-  strict.old_object = request.old_object;
-  strict.deleting =
-      member(object_member(request.object, "metadata"), "deletionTimestamp") != nullptr;
-  strict.warnings = &result.warnings;
-  result.errors.set_context(&strict);
-  handler(request, result);
-  result.errors.set_context(nullptr);
+  judge(handler, request, result);
   v.errors = result.errors.errors();
   v.warnings = result.warnings.all();
   v.message = result.errors.empty() ? std::string() : result.errors.message();
@@ -149,8 +141,7 @@ inline Mutation mutate(Handler handler, std::string_view object, const Call& cal
     request.old_object = &old_arena->document();
   }
   AdmissionResult result;
-  result.patch.reset(request.object);
-  handler(request, result);
+  judge(handler, request, result);
   m.warnings = result.warnings.all();
   if (!result.errors.empty()) m.error = "a mutator denied: " + result.errors.message();
   if (!result.patch.empty()) {

@@ -5,9 +5,11 @@
 
 #include <catch2/catch.hpp>
 #include <string>
+#include <vector>
 
 #include "admission/field_error.hpp"
 #include "admission/service.hpp"
+#include "admission/strict_policy.hpp"
 #include "admission/warnings.hpp"
 #include "json/json.hpp"
 #include "util/seen_set.hpp"
@@ -209,14 +211,17 @@ namespace {
 // object being deleted), the warning collected.
 struct AllowedStrict {
   Warnings warnings;
-  kpw::StrictContext context;
+  std::vector<kpw::RuleViolation> counts;
+  kpw::StrictPolicy policy;
   ErrorList errors;
+  // An object being deleted, for the deleting case.
+  kpw::JsonDocument deleted;
 
   explicit AllowedStrict(bool deleting) {
-    context.mode = deleting ? kpw::StrictRules::kDeny : kpw::StrictRules::kWarn;
-    context.deleting = deleting;
-    context.warnings = &warnings;
-    errors.set_context(&context);
+    deleted.Parse(R"({"metadata":{"deletionTimestamp":"2026-01-01T00:00:00Z"}})");
+    policy.start(deleting ? kpw::StrictRules::kDeny : kpw::StrictRules::kWarn,
+                 deleting ? &deleted : nullptr, nullptr, warnings, counts);
+    errors.set_policy(&policy);
   }
   const std::string& only_warning() const {
     REQUIRE(warnings.shown().size() == 1);
