@@ -278,7 +278,7 @@ int review(const ServeFlags& flags, const std::string& path, const std::string& 
   if (!kpw::read_file(file.empty() ? "-" : file, body)) return usage_error("cannot read " + file);
   kpw::HttpAnswer answer;
   if (body.size() > kpw::kDefaultMaxRequestBytes) {
-    kpw::answer_too_large(kpw::kDefaultMaxRequestBytes, answer);
+    answer.too_large(kpw::kDefaultMaxRequestBytes);
   } else {
     const std::string_view route_path = std::string_view(path).substr(0, path.find('?'));
     kpw::handle_http(kpw::find_route(route_path), "POST", "application/json", body, settings,

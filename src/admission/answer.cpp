@@ -46,13 +46,9 @@ void append_warnings(const Warnings& warnings, std::string& out) {
   out += ']';
 }
 
-}  // namespace
-
-// A request we could not judge: allowed:false with a code and no reason (controller-runtime's
-// Errored).
-void answer_error(const Envelope& env, unsigned code, std::string_view message,
-                  HttpAnswer& answer) {
-  std::string& out = answer.body;
+// allowed:false with a code and no reason (controller-runtime's Errored).
+void append_errored(const Envelope& env, unsigned code, std::string_view message,
+                    std::string& out) {
   open_answer(env, out);
   out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
   append_json_string(out, message);
@@ -61,29 +57,51 @@ void answer_error(const Envelope& env, unsigned code, std::string_view message,
   out += "}}}";
 }
 
-// The message of a denial is rendered once: into the answer, and kept for the log line.
-void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnswer& answer) {
-  std::string& out = answer.body;
+}  // namespace
+
+void HttpAnswer::start(unsigned code, std::string_view type) {
+  status = code;
+  content_type = type;
+  body.clear();
+  close = false;
+  method_not_allowed = false;
+  retry_after = false;
+  outcome.reviewed = false;
+  outcome.internal_error = false;
+  outcome.allowed = false;
+  outcome.uid = outcome.kind = outcome.ns = outcome.name = {};
+  outcome.denial.clear();
+  outcome.violations.clear();
+}
+
+void HttpAnswer::errored(const Envelope& env, unsigned code, std::string_view message) {
+  start(200, "application/json");
+  append_errored(env, code, message, body);
+}
+
+void HttpAnswer::verdict(const Envelope& env, const AdmissionResult& result) {
+  start(200, "application/json");
+  std::string& out = body;
   open_answer(env, out);
   if (result.errors.empty()) {
     out += ",\"allowed\":true,\"status\":{\"metadata\":{},\"code\":200}";
   } else {
-    std::string& message = answer.outcome.denial;
+    std::string& message = outcome.denial;
     result.errors.append_message(message);
     out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
     append_json_string(out, message);
     out += ",\"reason\":\"Forbidden\",\"details\":{\"causes\":[";
     bool first = true;
-    std::string& body = t_scratch.cause;  // keeps its capacity from error to error
+    std::string& cause = t_scratch.cause;  // keeps its capacity from error to error
     for (const FieldError& e : result.errors.errors()) {
       if (!first) out += ',';
       first = false;
       out += "{\"type\":";
       append_json_string(out, error_cause_type(e.type));
       out += ",\"message\":";
-      body.clear();
-      e.append_body(body);
-      append_json_string(out, body);
+      cause.clear();
+      e.append_body(cause);
+      append_json_string(out, cause);
       out += ",\"field\":";
       append_json_string(out, e.field);
       out += '}';
@@ -108,25 +126,47 @@ void answer_verdict(const Envelope& env, const AdmissionResult& result, HttpAnsw
   out += "}}";
 }
 
-void answer_plain(unsigned status, std::string_view text, HttpAnswer& answer) {
-  answer.status = status;
-  answer.content_type = "text/plain; charset=utf-8";
-  answer.body += text;
-}
-
-void answer_internal_error(const Envelope& env, std::string_view what, HttpAnswer& answer) {
-  answer.status = 200;  // a judged failure, as controller-runtime's Errored answers it
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.close = false;
-  ReviewOutcome& outcome = answer.outcome;
-  outcome.reviewed = false;
+void HttpAnswer::internal_error(const Envelope& env, std::string_view what) {
+  start(200, "application/json");  // a judged failure, as controller-runtime's Errored answers it
   outcome.internal_error = true;
   outcome.denial.assign("internal error: ");
   outcome.denial += what;
-  answer_error(env, 500, outcome.denial + " (the review was not judged; nothing was admitted)",
-               answer);
+  const std::size_t size = outcome.denial.size();
+  outcome.denial += " (the review was not judged; nothing was admitted)";
+  append_errored(env, 500, outcome.denial, body);
+  outcome.denial.resize(size);
 }
+
+void HttpAnswer::too_large(std::size_t limit) {
+  start(413, "application/json");
+  close = true;
+  append_errored(
+      Envelope{}, 413,
+      "request entity too large: the body exceeds the limit of " + std::to_string(limit) + " bytes",
+      body);
+}
+
+void HttpAnswer::busy(std::size_t limit, std::size_t large_bytes) {
+  start(429, "application/json");
+  retry_after = true;
+  append_errored(Envelope{}, 429,
+                 "too many large reviews: " + std::to_string(limit) + " bodies over " +
+                     std::to_string(large_bytes) +
+                     " bytes are being judged already; retry in a second",
+                 body);
+}
+
+void HttpAnswer::plain(unsigned code, std::string_view text) {
+  start(code, "text/plain; charset=utf-8");
+  body += text;
+}
+
+void HttpAnswer::method_not_post() {
+  plain(405, "405 method not allowed: admission reviews are POSTed\n");
+  method_not_allowed = true;
+}
+
+void HttpAnswer::probe(bool ok) { plain(ok ? 200 : 503, ok ? "ok\n" : "not ready\n"); }
 
 void release_answer_memory() {
   std::string().swap(t_scratch.cause);

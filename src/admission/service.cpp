@@ -85,22 +85,22 @@ void review(const Route& route, std::string_view content_type, std::string& body
     std::string message = "contentType=";
     append_echoed_text(message, content_type);
     message += ", expected application/json";
-    answer_error(env, 400, message, answer);
+    answer.errored(env, 400, message);
     return;
   }
   if (body.empty()) {
-    answer_error(env, 400, "request body is empty", answer);
+    answer.errored(env, 400, "request body is empty");
     return;
   }
   JsonArena& arena = thread_json_arena();
   JsonParseResult parsed = arena.parse_in_place(body);
   if (!parsed.ok) {
-    answer_error(env, 400, "cannot decode AdmissionReview: " + parsed.error, answer);
+    answer.errored(env, 400, "cannot decode AdmissionReview: " + parsed.error);
     return;
   }
   const JsonValue& root = arena.document();
   if (!root.IsObject()) {
-    answer_error(env, 400, "cannot decode AdmissionReview: not a JSON object", answer);
+    answer.errored(env, 400, "cannot decode AdmissionReview: not a JSON object");
     return;
   }
   const JsonValue* api_version = member(&root, "apiVersion");
@@ -113,7 +113,7 @@ void review(const Route& route, std::string_view content_type, std::string& body
     std::string message = "cannot decode AdmissionReview: unsupported apiVersion ";
     append_echoed_scalar(message, *api_version);
     message += " (expected \"admission.k8s.io/v1\" or \"admission.k8s.io/v1beta1\")";
-    answer_error(env, 400, message, answer);
+    answer.errored(env, 400, message);
     return;
   }
   const JsonValue* kind = member(&root, "kind");
@@ -121,26 +121,25 @@ void review(const Route& route, std::string_view content_type, std::string& body
     std::string message = "cannot decode AdmissionReview: unsupported kind ";
     append_echoed_scalar(message, *kind);
     env.api_version = {};
-    answer_error(env, 400, message, answer);
+    answer.errored(env, 400, message);
     return;
   }
   const JsonValue* request = object_member(&root, "request");
   if (request == nullptr) {
-    answer_error(env, 400, "AdmissionReview has no request", answer);
+    answer.errored(env, 400, "AdmissionReview has no request");
     return;
   }
   env.uid = string_or_empty(request, "uid");
 
   std::string problem;
   if (!kind_matches(route, request, problem)) {
-    answer_error(env, 400, problem, answer);
+    answer.errored(env, 400, problem);
     return;
   }
   AdmissionRequest req;
   req.uid = env.uid;
   if (!parse_operation(string_or_empty(request, "operation"), req.operation)) {
-    answer_error(env, 400, "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT",
-                 answer);
+    answer.errored(env, 400, "request.operation must be one of CREATE, UPDATE, DELETE, CONNECT");
     return;
   }
   req.settings = &settings;
@@ -152,47 +151,45 @@ void review(const Route& route, std::string_view content_type, std::string& body
   if (route.reads == Reads::kOldObjectOnDelete) {
     if (req.operation != Operation::kDelete) {  // allowed unjudged
       result.reset(nullptr);
-      answer_verdict(env, result, answer);
+      answer.verdict(env, result);
       return;
     }
     req.old_object = object_member(request, "oldObject");
     if (req.old_object == nullptr) {
-      answer_error(env, 400, "there is no content to decode: request.oldObject is empty", answer);
+      answer.errored(env, 400, "there is no content to decode: request.oldObject is empty");
       return;
     }
   } else if (req.object = member(request, "object"); req.object == nullptr) {
-    answer_error(env, 400, "there is no content to decode: request.object is empty", answer);
+    answer.errored(env, 400, "there is no content to decode: request.object is empty");
     return;
   }
   if (req.object != nullptr && !req.object->IsObject()) {
-    answer_error(env, 400, "cannot decode request.object: not a JSON object", answer);
+    answer.errored(env, 400, "cannot decode request.object: not a JSON object");
     return;
   }
   if (req.operation == Operation::kUpdate && route.reads == Reads::kObjectAndOldOnUpdate) {
     req.old_object = object_member(request, "oldObject");
     if (req.old_object == nullptr) {
-      answer_error(env, 400, "cannot decode request.oldObject: an UPDATE needs the old object",
-                   answer);
+      answer.errored(env, 400, "cannot decode request.oldObject: an UPDATE needs the old object");
       return;
     }
   }
 
   judge(route.handler, req, result);
   if (result.refused_code != 0) {
-    answer_error(env, result.refused_code, result.refused_message, answer);
+    answer.errored(env, result.refused_code, result.refused_message);
     return;
   }
   if (result.patch.too_large()) {
-    answer_error(env, 413,
-                 "the defaults this object needs make a JSON Patch of more than " +
-                     std::to_string(JsonPatch::kMaxBytes) + " bytes (" +
-                     std::to_string(result.patch.size()) +
-                     " changes and more), more than this webhook answers with: split it into "
-                     "smaller objects",
-                 answer);
+    answer.errored(env, 413,
+                   "the defaults this object needs make a JSON Patch of more than " +
+                       std::to_string(JsonPatch::kMaxBytes) + " bytes (" +
+                       std::to_string(result.patch.size()) +
+                       " changes and more), more than this webhook answers with: split it into "
+                       "smaller objects");
     return;
   }
-  answer_verdict(env, result, answer);
+  answer.verdict(env, result);
   ReviewOutcome& outcome = answer.outcome;
   outcome.reviewed = true;
   outcome.operation = req.operation;
@@ -208,24 +205,12 @@ void review(const Route& route, std::string_view content_type, std::string& body
 
 void handle_http(const Route* route, std::string_view method, std::string_view content_type,
                  std::string& body, const Settings& settings, HttpAnswer& answer) {
-  answer.status = 200;
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.close = false;
-  answer.method_not_allowed = false;
-  answer.retry_after = false;
-  answer.outcome.reviewed = false;
-  answer.outcome.internal_error = false;
-  answer.outcome.denial.clear();
-  answer.outcome.violations.clear();
-
   if (route == nullptr) {
-    answer_plain(404, "404 page not found\n", answer);
+    answer.plain(404, "404 page not found\n");
     return;
   }
   if (method != "POST") {
-    answer_plain(405, "405 method not allowed: admission reviews are POSTed\n", answer);
-    answer.method_not_allowed = true;
+    answer.method_not_post();
     return;
   }
   // The recovery boundary (controller-runtime's): whatever a decoder, a rule or the encoder
@@ -235,25 +220,10 @@ void handle_http(const Route* route, std::string_view method, std::string_view c
   try {
     review(*route, content_type, body, settings, env, answer);
   } catch (const std::exception& e) {
-    answer_internal_error(env, e.what(), answer);
+    answer.internal_error(env, e.what());
   } catch (...) {
-    answer_internal_error(env, "an exception that is not a std::exception", answer);
+    answer.internal_error(env, "an exception that is not a std::exception");
   }
-}
-
-void answer_busy(std::size_t limit, std::size_t large_bytes, HttpAnswer& answer) {
-  answer.status = 429;
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.method_not_allowed = false;
-  answer.retry_after = true;
-  answer.outcome.reviewed = false;
-  answer.outcome.internal_error = false;
-  answer_error(Envelope{}, 429,
-               "too many large reviews: " + std::to_string(limit) + " bodies over " +
-                   std::to_string(large_bytes) +
-                   " bytes are being judged already; retry in a second",
-               answer);
 }
 
 void release_review_document() { thread_json_arena().release(); }
@@ -263,19 +233,6 @@ void release_review_memory() {
   release_json_reader_memory();
   t_scratch.result.reset();
   release_answer_memory();
-}
-
-void answer_too_large(std::size_t limit, HttpAnswer& answer) {
-  answer.status = 413;
-  answer.content_type = "application/json";
-  answer.body.clear();
-  answer.close = true;
-  answer.method_not_allowed = false;
-  answer.retry_after = false;
-  answer_error(
-      Envelope{}, 413,
-      "request entity too large: the body exceeds the limit of " + std::to_string(limit) + " bytes",
-      answer);
 }
 
 }  // namespace kpw

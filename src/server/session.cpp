@@ -198,7 +198,7 @@ bool Session::take_large_slot() {
 // timeout and --max-request-bytes), and the connection serves the next request. A client waiting
 // for "100 Continue" sends no body: that connection is closed after the answer.
 void Session::refuse_large(std::uint64_t length) {
-  answer_busy(state_.reviews.max_in_flight(), large_bytes_, answer_);
+  answer_.busy(state_.reviews.max_in_flight(), large_bytes_);
   const bool body_coming = !beast::iequals(parser_->get()[http::field::expect], "100-continue") &&
                            length <= state_.options.max_request_bytes;
   answer_.close = !body_coming;
@@ -253,13 +253,7 @@ bool Session::probe(http::verb method, std::string_view target) {
   if (method != http::verb::get) return false;
   const std::string_view path = target.substr(0, target.find('?'));
   if (path != "/readyz" && path != "/healthz") return false;
-  answer_.outcome.reviewed = false;
-  answer_.method_not_allowed = false;
-  answer_.close = false;
-  answer_.content_type = "text/plain; charset=utf-8";
-  const bool ok = path == "/healthz" || (state_.ready && !state_.stopping);
-  answer_.status = ok ? 200 : 503;
-  answer_.body = ok ? "ok\n" : "not ready\n";
+  answer_.probe(path == "/healthz" || (state_.ready && !state_.stopping));
   return true;
 }
 
@@ -267,7 +261,7 @@ bool Session::probe(http::verb method, std::string_view target) {
 // a plain 400 and a close. A closed or timed-out connection just ends.
 void Session::fail_read(error_code ec) {
   if (ec == http::error::body_limit) {
-    answer_too_large(state_.options.max_request_bytes, answer_);
+    answer_.too_large(state_.options.max_request_bytes);
     return send(false);
   }
   if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
@@ -277,13 +271,7 @@ void Session::fail_read(error_code ec) {
     return finish();
   }
   if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
-    answer_.status = 400;
-    answer_.content_type = "text/plain; charset=utf-8";
-    answer_.body = "400 Bad Request: ";
-    answer_.body += ec.message();
-    answer_.body += '\n';
-    answer_.method_not_allowed = false;
-    answer_.outcome.reviewed = false;
+    answer_.plain(400, "400 Bad Request: " + ec.message() + "\n");
     return send(false);
   }
   finish();

@@ -469,7 +469,7 @@ TEST_CASE("bounded: a mutation needing more than 4 MiB of patch is refused, not 
 
 TEST_CASE("bounded: a large review that finds no slot gets HTTP 429 with Retry-After") {
   kpw::HttpAnswer answer;
-  kpw::answer_busy(16, 65536, answer);
+  answer.busy(16, 65536);
   CHECK(answer.status == 429);
   CHECK(answer.retry_after);
   CHECK(answer.body ==

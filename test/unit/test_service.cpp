@@ -167,7 +167,7 @@ TEST_CASE("envelope: a denial is HTTP 200 / code 403 / reason Forbidden / one ca
 
 TEST_CASE("envelope: too large answers HTTP 413 and closes") {
   kpw::HttpAnswer a;
-  kpw::answer_too_large(100, a);
+  a.too_large(100);
   CHECK(a.status == 413);
   CHECK(a.close);
   CHECK(a.body.find("\"code\":413") != std::string::npos);
@@ -182,4 +182,34 @@ TEST_CASE("routes: paths are unique and every row has a handler and a kind") {
     CHECK(kpw::route_index(r) < kpw::routes().size());
   }
   CHECK(kpw::find_route("/no-such-path") == nullptr);
+}
+
+TEST_CASE("answers: each named answer sets every field, whatever the answer held before") {
+  kpw::HttpAnswer a;
+  a.busy(8, 65536);  // 429, Retry-After
+  CHECK(a.status == 429);
+  CHECK(a.retry_after);
+  a.too_large(100);  // 413, close, no Retry-After any more
+  CHECK(a.status == 413);
+  CHECK(a.close);
+  CHECK_FALSE(a.retry_after);
+  a.method_not_post();
+  CHECK(a.status == 405);
+  CHECK(a.method_not_allowed);
+  CHECK_FALSE(a.close);
+  std::string body = review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase);
+  kpw::handle_http(kpw::find_route("/validate-propagationpolicy"), "POST", "application/json", body,
+                   kpw::kDefaultSettings, a);
+  CHECK(a.status == 200);
+  CHECK(a.content_type == "application/json");
+  CHECK_FALSE(a.method_not_allowed);
+  CHECK_FALSE(a.retry_after);
+  CHECK_FALSE(a.close);
+  CHECK(a.outcome.reviewed);
+  CHECK(a.outcome.allowed);
+  a.probe(false);
+  CHECK(a.status == 503);
+  CHECK(a.body == "not ready\n");
+  CHECK_FALSE(a.outcome.reviewed);
+  CHECK(a.outcome.violations.empty());
 }
