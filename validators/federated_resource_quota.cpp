@@ -145,9 +145,11 @@ void check_overall(const JsonValue& map, const FieldPath& path, Overall& overall
 }
 
 // Per assignment, in order: QS-3 (an object with clusterName and hard), Q-7, D-Q1, then Q-8 over
-// its hard resources, sorted; each quantity joins its resource's sum.
-void check_assignments(const JsonValue& list, const FieldPath& list_path, Overall& overall,
-                       ErrorList& errors) {
+// its hard resources, sorted; each quantity joins its resource's sum. Returns how many
+// assigned resources spec.overall lacks (Q-10 reports them after Q-9: none, no second pass).
+std::size_t check_assignments(const JsonValue& list, const FieldPath& list_path, Overall& overall,
+                              ErrorList& errors) {
+  std::size_t not_in_overall = 0;
   Duplicates clusters(rules::kDQ1);
   for (rapidjson::SizeType i = 0; i < list.Size(); ++i) {
     const JsonValue& a = list[i];
@@ -168,8 +170,9 @@ void check_assignments(const JsonValue& list, const FieldPath& list_path, Overal
       const FieldPath entry = hard_path.key(name);
       const std::optional<Quantity> q =
           check_resource(kAssignedResourceRules, name, m->value, entry, errors);
-      Overall::Entry* e = q ? overall.find(name) : nullptr;
-      if (e == nullptr || e->beyond) continue;
+      Overall::Entry* e = overall.find(name);
+      if (e == nullptr) ++not_in_overall;
+      if (!q || e == nullptr || e->beyond) continue;
       if (const std::optional<Quantity> sum = e->assigned.plus(*q)) {
         e->assigned = *sum;
       } else {
@@ -177,6 +180,7 @@ void check_assignments(const JsonValue& list, const FieldPath& list_path, Overal
       }
     }
   }
+  return not_in_overall;
 }
 
 // no overall quantity below its assignments' exact sum (equal passes). A sum too wide for
@@ -260,9 +264,10 @@ void check_spec(const JsonValue* object, ErrorList& errors) {
   if (schema::check_field(kQS1, kStaticAssignments, spec, spec_path, errors)) {
     list = array_member(spec, "staticAssignments");
   }
-  if (list != nullptr) check_assignments(*list, list_path, overall, errors);
+  const std::size_t not_in_overall =
+      list != nullptr ? check_assignments(*list, list_path, overall, errors) : 0;
   check_overall_covers_assignments(overall, overall_path, errors);
-  if (list != nullptr) check_assigned_in_overall(*list, list_path, overall, errors);
+  if (not_in_overall > 0) check_assigned_in_overall(*list, list_path, overall, errors);
 }
 
 }  // namespace

@@ -18,85 +18,89 @@ constexpr schema::Node kQuantity{.name = "", .type = schema::Type::kQuantity};
 
 // --- Resource names (Kubernetes' quota helpers, as upstream lifts them) ---
 
-constexpr std::array<std::string_view, 20> kStandardResources = {
-    "configmaps",
-    "cpu",
-    "ephemeral-storage",
-    "limits.cpu",
-    "limits.ephemeral-storage",
-    "limits.memory",
-    "memory",
-    "persistentvolumeclaims",
-    "pods",
-    "replicationcontrollers",
-    "requests.cpu",
-    "requests.ephemeral-storage",
-    "requests.memory",
-    "requests.storage",
-    "resourcequotas",
-    "secrets",
-    "services",
-    "services.loadbalancers",
-    "services.nodeports",
-    "storage",
+// The standard resource names (IsStandardResourceName), those of them that are integers
+// (IsIntegerResourceName's set), and `storage`, the one that is not a quota resource
+// (IsStandardQuotaResourceName).
+struct StandardResource {
+  std::string_view name;
+  bool integer;
 };
-static_assert(std::is_sorted(kStandardResources.begin(), kStandardResources.end()));
+constexpr auto kStandardResources = std::to_array<StandardResource>({
+    {"configmaps", true},
+    {"cpu", false},
+    {"ephemeral-storage", false},
+    {"limits.cpu", false},
+    {"limits.ephemeral-storage", false},
+    {"limits.memory", false},
+    {"memory", false},
+    {"persistentvolumeclaims", true},
+    {"pods", true},
+    {"replicationcontrollers", true},
+    {"requests.cpu", false},
+    {"requests.ephemeral-storage", false},
+    {"requests.memory", false},
+    {"requests.storage", false},
+    {"resourcequotas", true},
+    {"secrets", true},
+    {"services", true},
+    {"services.loadbalancers", true},
+    {"services.nodeports", true},
+    {"storage", false},
+});
 
-constexpr std::array<std::string_view, 9> kIntegerResources = {
-    "configmaps",
-    "persistentvolumeclaims",
-    "pods",
-    "replicationcontrollers",
-    "resourcequotas",
-    "secrets",
-    "services",
-    "services.loadbalancers",
-    "services.nodeports",
+// What a resource name is, looked up once per map entry (a name is compared as text only with
+// the standard names of its length: at most three).
+struct ResourceKind {
+  bool standard = false;  // IsStandardResourceName
+  bool quota = false;     // IsStandardQuotaResourceName (the standard set without `storage`)
+  bool integer = false;   // IsIntegerResourceName
 };
-static_assert(std::is_sorted(kIntegerResources.begin(), kIntegerResources.end()));
 
 bool is_huge_page_quota_resource(std::string_view name) {
   return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
 }
 
-// IsStandardResourceName.
-bool is_standard_resource(std::string_view name) {
-  return std::binary_search(kStandardResources.begin(), kStandardResources.end(), name) ||
-         is_huge_page_quota_resource(name);
-}
-
-// IsStandardQuotaResourceName (the standard set without `storage`).
-bool is_standard_quota_resource(std::string_view name) {
-  return (name != "storage" && is_standard_resource(name));
-}
-
-// IsIntegerResourceName: the integer set, or an extended resource (IsExtendedResourceName: a
-// `/`, not a native `kubernetes.io/` name, no `requests.` prefix, and `requests.<name>` a
-// qualified name: the name is one and its prefix leaves room for `requests.`).
-bool is_integer_resource(std::string_view name) {
-  if (std::binary_search(kIntegerResources.begin(), kIntegerResources.end(), name)) return true;
+// IsExtendedResourceName (for Q-6): a `/`, not a native `kubernetes.io/` name, no `requests.`
+// prefix, and `requests.<name>` a qualified name: the name is one (`qualified`) and its prefix
+// leaves room for `requests.`.
+bool is_extended_resource(std::string_view name, bool qualified) {
   const std::size_t slash = name.find('/');
   if (slash == std::string_view::npos || name.find("kubernetes.io/") != std::string_view::npos ||
       name.starts_with("requests.")) {
     return false;
   }
   constexpr std::size_t kRequestsPrefix = std::string_view("requests.").size();
-  return check_qualified_name(name).ok() && slash + kRequestsPrefix <= 253;
+  return qualified && slash + kRequestsPrefix <= 253;
+}
+
+ResourceKind classify(std::string_view name, bool qualified) {
+  ResourceKind k;
+  for (const StandardResource& r : kStandardResources) {
+    if (r.name.size() == name.size() && r.name == name) {
+      k.standard = true;
+      k.integer = r.integer;
+      break;
+    }
+  }
+  k.standard = k.standard || is_huge_page_quota_resource(name);
+  k.quota = k.standard && name != "storage";
+  k.integer = k.integer || is_extended_resource(name, qualified);
+  return k;
 }
 
 // Q-2…Q-4: the resource name (upstream's ValidateResourceQuotaResourceName). Q-3 only when Q-2
 // passes; Q-4 for any name without `/`.
-void check_resource_name(const ResourceRules& r, std::string_view name, const FieldPath& path,
-                         ErrorList& errors) {
+ResourceKind check_resource_name(const ResourceRules& r, std::string_view name,
+                                 const FieldPath& path, ErrorList& errors) {
   const NameProblems problems = check_qualified_name(name);
   for (std::string_view problem : problems) errors.invalid(r.name, path, name, problem);
-  if (name.find('/') != std::string_view::npos) return;
-  if (problems.ok() && !is_standard_resource(name)) {
+  const ResourceKind kind = classify(name, problems.ok());
+  if (name.find('/') != std::string_view::npos) return kind;
+  if (problems.ok() && !kind.standard) {
     errors.invalid(r.standard, path, name, "must be a standard resource type or fully qualified");
   }
-  if (!is_standard_quota_resource(name)) {
-    errors.invalid(r.quota, path, name, "must be a standard resource for quota");
-  }
+  if (!kind.quota) errors.invalid(r.quota, path, name, "must be a standard resource for quota");
+  return kind;
 }
 
 }  // namespace
@@ -104,7 +108,7 @@ void check_resource_name(const ResourceRules& r, std::string_view name, const Fi
 std::optional<Quantity> check_resource(const ResourceRules& r, std::string_view name,
                                        const JsonValue& value, const FieldPath& path,
                                        ErrorList& errors) {
-  check_resource_name(r, name, path, errors);
+  const ResourceKind kind = check_resource_name(r, name, path, errors);
   // Parsed once: the schema's check (QS-2) runs only to report a value that is not a quantity.
   const ParsedQuantity parsed = (value.IsString() || value.IsNumber())
                                     ? schema::quantity_of(value)
@@ -115,7 +119,7 @@ std::optional<Quantity> check_resource(const ResourceRules& r, std::string_view 
   }
   const Quantity q = parsed.value;
   if (q.sign() < 0) errors.invalid(r.negative, path, value, "must be greater than or equal to 0");
-  if (is_integer_resource(name) && !q.is_whole_in_millis()) {
+  if (kind.integer && !q.is_whole_in_millis()) {
     errors.invalid(r.integer, path, value, "must be an integer");
   }
   return q;

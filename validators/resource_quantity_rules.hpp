@@ -64,8 +64,15 @@ class SortedMembers {
     const std::span<const Member*> out = members_.items();
     std::size_t i = 0;
     for (auto it = map.MemberBegin(); it != map.MemberEnd(); ++it) out[i++] = &*it;
-    std::sort(out.begin(), out.end(),
-              [](const Member* a, const Member* b) { return view(a->name) < view(b->name); });
+    std::sort(out.begin(), out.end(), [](const Member* a, const Member* b) {
+      const std::string_view x = view(a->name);
+      const std::string_view y = view(b->name);
+      // Most resource names differ in their first byte: decided without a memcmp call.
+      if (!x.empty() && !y.empty() && x[0] != y[0]) {
+        return static_cast<unsigned char>(x[0]) < static_cast<unsigned char>(y[0]);
+      }
+      return x < y;
+    });
   }
 
   auto begin() const { return members_.items().begin(); }

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <vector>
 
 #include "util/quantity.hpp"
 
@@ -243,5 +244,62 @@ TEST_CASE("quantity: whole in millis, as Kubernetes' MilliValue() % 1000 (Q-6)")
                            "1e-1", "0.1Ki", "-0.1Ki"}) {
     INFO(text);
     CHECK_FALSE(q(text).is_whole_in_millis());
+  }
+}
+
+TEST_CASE("quantity: an integer with any suffix is exact, fast path or not (up to 19 digits)") {
+  // The 64-bit path for integers of at most 18 digits and the digit-by-digit one beyond must
+  // give the value an independent computation gives: digits × 10^e, or × 2^b capped at 2^63 - 1.
+  struct Suffix {
+    std::string text;
+    bool binary;
+    int exponent;
+  };
+  const std::vector<Suffix> suffixes = {
+      {"", false, 0},      {"n", false, -9}, {"u", false, -6},   {"m", false, -3},
+      {"k", false, 3},     {"M", false, 6},  {"G", false, 9},    {"T", false, 12},
+      {"P", false, 15},    {"E", false, 18}, {"Ki", true, 10},   {"Mi", true, 20},
+      {"Gi", true, 30},    {"Ti", true, 40}, {"Pi", true, 50},   {"Ei", true, 60},
+      {"e0", false, 0},    {"e3", false, 3}, {"E-9", false, -9}, {"e+5", false, 5},
+      {"e400", false, 400}};
+  const std::vector<std::string> numbers = {"0",
+                                            "7",
+                                            "10",
+                                            "64",
+                                            "500",
+                                            "1024",
+                                            "120000",
+                                            "999999999",
+                                            "123456789012345678",
+                                            "999999999999999999",
+                                            "1234567890123456789",
+                                            "9223372036854775807",
+                                            "00042"};
+  const auto cap = static_cast<__int128>(std::numeric_limits<std::int64_t>::max());
+  for (const std::string& n : numbers) {
+    __int128 v = 0;
+    for (const char c : n) v = v * 10 + (c - '0');
+    for (const Suffix& s : suffixes) {
+      for (const bool negative : {false, true}) {
+        const std::string text = (negative ? "-" : "") + n + s.text;
+        Quantity want;
+        if (s.binary) {
+          __int128 scaled = v;
+          bool capped = false;
+          for (int i = 0; i < s.exponent && !capped; ++i) {
+            scaled *= 2;
+            capped = scaled > cap;
+          }
+          if (capped || scaled > cap) scaled = cap;
+          want = Quantity::of(negative ? -scaled : scaled, 0);
+        } else {
+          want = Quantity::of(negative ? -v : v, s.exponent);
+        }
+        const ParsedQuantity got = parse_quantity(text);
+        INFO(text);
+        REQUIRE(got.ok());
+        CHECK(got.value == want);
+      }
+    }
   }
 }
