@@ -10,6 +10,7 @@
 #include <thread>
 #include <vector>
 
+#include "admission/feature_gates.hpp"
 #include "admission/review.hpp"
 #include "admission/route.hpp"
 #include "admission/service.hpp"
@@ -60,6 +61,7 @@ struct ServeFlags {
   std::string strict_rules = "deny";
   bool allow_no_execute_taint_policy = false;
   std::optional<long long> default_rebalancer_ttl_seconds;
+  std::vector<std::string> feature_gates;
 };
 
 // "500ms", "5s", "2m", "1h", or a bare number of seconds.
@@ -103,6 +105,17 @@ class Duration : public CLI::Validator {
       if (!value) return "must be a duration like 500ms, 5s or 2m, not \"" + input + "\"";
       if (positive && value->count() <= 0) return "must be greater than 0";
       return {};
+    };
+  }
+};
+
+// A --feature-gates value upstream's karmada-webhook accepts (feature_gates.hpp), with its message.
+class FeatureGates : public CLI::Validator {
+ public:
+  FeatureGates() : CLI::Validator("Key=true,Other=false") {
+    func_ = [](std::string& input) -> std::string {
+      kpw::FeatureGateSet gates;
+      return gates.set(input).value_or("");
     };
   }
 };
@@ -214,6 +227,12 @@ void add_default_flags(CLI::App& app, ServeFlags& f) {
   app.add_option("--default-rebalancer-ttl-seconds", f.default_rebalancer_ttl_seconds,
                  "WorkloadRebalancer ttlSecondsAfterFinished filled when absent (unset: never)")
       ->check(CLI::Range(0LL, kInt32Max));
+  app.add_option("--feature-gates", f.feature_gates,
+                 "upstream's feature gates, as its karmada-webhook takes them (repeatable; an "
+                 "unknown gate stops the server):\n" +
+                     kpw::feature_gates_help())
+      ->allow_extra_args(false)  // one value per --feature-gates: a file after it is no gate
+      ->check(FeatureGates());
 }
 
 // How reviews are judged, from the flags (their values were checked while parsing).
@@ -229,13 +248,35 @@ kpw::Settings settings_of(const ServeFlags& f) {
   return settings;
 }
 
+// --feature-gates into `settings`; the usage error when a gate this server does not offer is on.
+std::optional<std::string> apply_feature_gates(const ServeFlags& f, kpw::Settings& settings) {
+  kpw::FeatureGateSet gates;
+  for (const std::string& value : f.feature_gates) {
+    if (auto error = gates.set(value)) return "--feature-gates: " + *error;  // checked already
+  }
+  using kpw::kFederatedQuotaEnforcementGate;
+  if (gates.enabled(kFederatedQuotaEnforcementGate)) {
+    const bool by_all_alpha = !gates.given(kFederatedQuotaEnforcementGate);
+    return "--feature-gates: " + std::string(kFederatedQuotaEnforcementGate) +
+           (by_all_alpha ? " (turned on by AllAlpha=true)" : "") +
+           " is not offered: upstream's quota enforcement (RB-2) lists FederatedResourceQuotas "
+           "and writes their status from the webhook, which this server does not do, and a "
+           "partial quota check would be worse than none; leave it off" +
+           (by_all_alpha ? " (add " + std::string(kFederatedQuotaEnforcementGate) + "=false)"
+                         : "") +
+           " (docs/compatibility.md, \"ResourceBinding\")";
+  }
+  settings.multiple_pod_templates_scheduling =
+      gates.enabled(kpw::kMultiplePodTemplatesSchedulingGate);
+  return std::nullopt;
+}
+
 // Runs the server; the flags' values were checked while parsing (what only the server can check,
 // an address, a certificate, a port in use, is its usage error).
-int serve(const ServeFlags& f) {
+int serve(const ServeFlags& f, const kpw::Settings& settings) {
   kpw::ServerOptions options;
   options.tls_min_version =
       f.tls_min_version == "1.2" ? kpw::TlsMinVersion::kTls12 : kpw::TlsMinVersion::kTls13;
-  const kpw::Settings settings = settings_of(f);
   options.shutdown_delay = *parse_duration(f.shutdown_delay);
   options.shutdown_grace = *parse_duration(f.shutdown_grace);
   options.handshake_timeout = *parse_duration(f.handshake_timeout);
@@ -272,8 +313,7 @@ int serve(const ServeFlags& f) {
 }
 
 // Reads one AdmissionReview and prints the body the server would answer; exit 0 iff HTTP 200.
-int review(const ServeFlags& flags, const std::string& path, const std::string& file) {
-  const kpw::Settings settings = settings_of(flags);
+int review(const kpw::Settings& settings, const std::string& path, const std::string& file) {
   std::string body;
   if (!kpw::read_file(file.empty() ? "-" : file, body)) return usage_error("cannot read " + file);
   kpw::HttpAnswer answer;
@@ -362,7 +402,9 @@ int main(int argc, char** argv) {
   }
   if (kinds_cmd->parsed()) return print(kpw::kinds_json());
   if (routes_cmd->parsed()) return print(kpw::routes_json());
-  if (review_cmd->parsed()) return review(flags, review_path, review_file);
+  kpw::Settings settings = settings_of(flags);
+  if (auto error = apply_feature_gates(flags, settings)) return usage_error(*error);
+  if (review_cmd->parsed()) return review(settings, review_path, review_file);
   if (check_cmd->parsed()) {
     check_options.output = check_output == "json"   ? kpw::check::OutputFormat::kJson
                            : check_output == "yaml" ? kpw::check::OutputFormat::kYaml
@@ -370,8 +412,8 @@ int main(int argc, char** argv) {
     check_options.unknown_fields = unknown_fields == "warn"     ? kpw::check::UnknownFields::kWarn
                                    : unknown_fields == "ignore" ? kpw::check::UnknownFields::kIgnore
                                                                 : kpw::check::UnknownFields::kError;
-    check_options.settings = settings_of(flags);
+    check_options.settings = settings;
     return kpw::check::run(check_paths, check_options, std::cout, std::cerr);
   }
-  return serve(flags);
+  return serve(flags, settings);
 }

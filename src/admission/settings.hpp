@@ -22,6 +22,9 @@ struct Settings {
   std::string purge_mode = "Gracefully";               // --default-purge-mode (the CRD's)
   std::int64_t toleration_seconds = 300;               // --default-toleration-seconds (the CRD's)
   std::optional<std::int64_t> rebalancer_ttl_seconds;  // --default-rebalancer-ttl-seconds
+  // --feature-gates (feature_gates.hpp): the one upstream gate that changes a verdict here.
+  // FederatedQuotaEnforcement never reaches a handler: main refuses to start with it on.
+  bool multiple_pod_templates_scheduling = false;  // RB-3
 };
 
 // The flags' defaults: what a request carries unless its caller says otherwise (unit tests).

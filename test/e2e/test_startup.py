@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """End to end: starting and stopping the binary, and the offline `review` subcommand.
 
-A startup problem (missing or mismatched certificate, bad flag value, unknown flag, port in use) is
-one line on stderr and exit status 2, and nothing listens. `--help` exits 0. `review --path P FILE`
+A startup problem (missing or mismatched certificate, bad flag value, unknown flag, port in use, a
+feature gate that is unknown or not offered) is one line on stderr and exit status 2, and nothing
+listens. `--help` exits 0. `review --path P FILE`
 prints byte for byte what the server answers over HTTPS. SIGTERM/SIGINT stop the server with exit
 status 0 within a few seconds, also with idle keep-alive connections open, and a request in flight
 is finished first.
@@ -26,6 +27,7 @@ import fixture_check  # noqa: E402
 import harness  # noqa: E402
 from harness import PP_PATH, check  # noqa: E402
 
+RB_PATH = "/validate-resourcebinding"
 STARTUP_FAILURE_TIMEOUT = 10  # seconds for a failing start to exit
 PROMPT_STOP_SECONDS = 3.0     # "within a few seconds"
 
@@ -156,6 +158,33 @@ def test_other_bad_values(env):
                            "--default-purge-mode")
     expect_startup_failure(serve_command(env, port, default_toleration_seconds="-1"), port,
                            "--default-toleration-seconds")
+
+
+def test_feature_gates(env):
+    """--feature-gates as upstream's: an unknown gate or a bad value stops `serve`, `review` and
+    `check`; FederatedQuotaEnforcement (RB-2) is not offered, also when AllAlpha=true turns it on."""
+    port = harness.free_port()
+    expect_startup_failure(serve_command(env, port, feature_gates="Nope=true"), port,
+                           "--feature-gates", "unrecognized feature gate: Nope")
+    expect_startup_failure(serve_command(env, port, feature_gates="MultiplePodTemplatesScheduling"),
+                           port, "missing bool value for MultiplePodTemplatesScheduling")
+    expect_startup_failure(
+        serve_command(env, port, feature_gates="MultiplePodTemplatesScheduling=maybe"), port,
+        "invalid value of MultiplePodTemplatesScheduling=maybe")
+    for gates in ("FederatedQuotaEnforcement=true", "MultiplePodTemplatesScheduling=true,"
+                  "FederatedQuotaEnforcement=1"):
+        expect_startup_failure(serve_command(env, port, feature_gates=gates), port,
+                               "FederatedQuotaEnforcement is not offered", "RB-2")
+    line = expect_startup_failure(serve_command(env, port, feature_gates="AllAlpha=true"), port,
+                                  "FederatedQuotaEnforcement (turned on by AllAlpha=true)")
+    check("FederatedQuotaEnforcement=false" in line, "the AllAlpha refusal says no way out: %r", line)
+    # The same refusal where the flag is taken offline.
+    for cmd in ([env.binary, "review", "--path", RB_PATH, "--feature-gates",
+                 "FederatedQuotaEnforcement=true", "-"],
+                [env.binary, "check", "--feature-gates", "FederatedQuotaEnforcement=true",
+                 harness.temp_dir("check")],
+                [env.binary, "review", "--path", RB_PATH, "--feature-gates", "Nope=true", "-"]):
+        expect_startup_failure(cmd, None, "--feature-gates")
 
 
 def test_port_in_use(env):
@@ -321,6 +350,7 @@ TESTS = [
     test_secure_port_not_a_number,
     test_unknown_flag,
     test_other_bad_values,
+    test_feature_gates,
     test_port_in_use,
     test_help,
     test_max_request_bytes_flag,
