@@ -37,4 +37,16 @@ inline bool is_graceful_purge_mode(std::string_view mode) {
   return mode == kPurgeGracefully || mode == kPurgeGraciously;
 }
 
+// work.karmada.io: the bindings.
+inline constexpr std::string_view kWorkGroup = "work.karmada.io";
+inline constexpr std::string_view kResourceBinding = "ResourceBinding";
+inline constexpr std::string_view kClusterResourceBinding = "ClusterResourceBinding";
+inline constexpr std::string_view kRbPermanentIdLabel = "resourcebinding.karmada.io/permanent-id";
+inline constexpr std::string_view kCrbPermanentIdLabel =
+    "clusterresourcebinding.karmada.io/permanent-id";
+// A binding's dependencies (a JSON list of DependentObjectReference), written by the dependencies
+// distributor.
+inline constexpr std::string_view kBindingDependenciesAnnotation =
+    "resourcebinding.karmada.io/dependencies";
+
 }  // namespace kpw::karmada

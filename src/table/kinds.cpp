@@ -29,9 +29,24 @@ constexpr auto kPolicyDefaults = std::to_array<CrdDefault>({
 });
 
 constexpr std::array<std::string_view, 1> kV1alpha1 = {"v1alpha1"};
+// The bindings' CRDs serve both; v1alpha2 is stored (objects of v1alpha1 are converted through
+// /convert).
+constexpr std::array<std::string_view, 2> kV1alpha2V1alpha1 = {"v1alpha2", "v1alpha1"};
+
+// The binding CRDs' defaults (work.karmada.io_{cluster,}resourcebindings.yaml, v1alpha2; v1alpha1
+// has none, and its objects hold none of these parents).
+constexpr auto kBindingDefaults = std::to_array<CrdDefault>({
+    {"spec.conflictResolution", std::string_view("Abort")},
+    {"spec.failover.application.decisionConditions.tolerationSeconds", std::int64_t{300}},
+    {"spec.failover.application.purgeMode", std::string_view("Gracefully")},
+    {"spec.failover.cluster.purgeMode", std::string_view("Gracefully")},
+    {"spec.placement.replicaScheduling.replicaSchedulingType", std::string_view("Divided")},
+    {"spec.schedulePriority.priority", std::int64_t{0}},
+});
 
 using karmada::kAppsGroup;
 using karmada::kPolicyGroup;
+using karmada::kWorkGroup;
 
 JsonValue* child_object(JsonValue& obj, std::string_view key) {
   if (!obj.IsObject()) return nullptr;
@@ -115,6 +130,20 @@ const Kind kClusterTaintPolicy{.group = kPolicyGroup,
                                .namespaced = false,
                                .crd_defaults = {},
                                .spec_fields = &check_cluster_taint_policy_unknown_fields};
+const Kind kResourceBinding{.group = kWorkGroup,
+                            .versions = kV1alpha2V1alpha1,
+                            .kind = karmada::kResourceBinding,
+                            .resource = "resourcebindings",
+                            .namespaced = true,
+                            .crd_defaults = kBindingDefaults,
+                            .spec_fields = nullptr};
+const Kind kClusterResourceBinding{.group = kWorkGroup,
+                                   .versions = kV1alpha2V1alpha1,
+                                   .kind = karmada::kClusterResourceBinding,
+                                   .resource = "clusterresourcebindings",
+                                   .namespaced = false,
+                                   .crd_defaults = kBindingDefaults,
+                                   .spec_fields = nullptr};
 
 }  // namespace table
 
@@ -129,6 +158,8 @@ constexpr auto kKinds = std::to_array<const Kind*>({
     &table::kClusterOverridePolicy,
     &table::kFederatedResourceQuota,
     &table::kClusterTaintPolicy,
+    &table::kResourceBinding,
+    &table::kClusterResourceBinding,
 });
 }  // namespace
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "mutators/binding.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
@@ -19,6 +20,7 @@
 #include "validators/override_policy.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
+#include "validators/resource_binding.hpp"
 #include "validators/schedule_trigger.hpp"
 #include "validators/workload_rebalancer.hpp"
 
@@ -27,10 +29,12 @@ namespace {
 
 using table::kClusterOverridePolicy;
 using table::kClusterPropagationPolicy;
+using table::kClusterResourceBinding;
 using table::kClusterTaintPolicy;
 using table::kFederatedResourceQuota;
 using table::kOverridePolicy;
 using table::kPropagationPolicy;
+using table::kResourceBinding;
 using table::kScheduleTrigger;
 using table::kWorkloadRebalancer;
 
@@ -38,6 +42,7 @@ using table::kWorkloadRebalancer;
 template <const Kind*... K>
 constexpr std::array<const Kind*, sizeof...(K)> kKindsOf = {K...};
 
+constexpr Operations kCreate = {Operation::kCreate};
 constexpr Operations kCreateUpdate = {Operation::kCreate, Operation::kUpdate};
 
 // One row per path; designated members so a row reads as what it says. Validating before
@@ -159,6 +164,36 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = rules::kClusterTaintPolicyRules,
      .entry = {.name = "clustertaintpolicy.karmada-policy-webhook.karmada.io",
                .upstream_name = "clustertaintpolicy.karmada.io"}},
+    // As upstream: ResourceBinding only (upstream's handler refuses a ClusterResourceBinding with
+    // code 400), reading oldObject on UPDATE as upstream's does (it needs one to decode).
+    {.path = "/validate-resourcebinding",
+     .mutating = false,
+     .kinds = kKindsOf<&kResourceBinding>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_resource_binding,
+     .rules = rules::kResourceBindingRules,
+     .entry = {.name = "resourcebinding.karmada-policy-webhook.karmada.io",
+               .upstream_name = "resourcebinding.karmada.io"}},
+    // The permanent-id label, minted on CREATE only (as upstream registers them).
+    {.path = "/mutate-resourcebinding",
+     .mutating = true,
+     .kinds = kKindsOf<&kResourceBinding>,
+     .operations = kCreate,
+     .reads = Reads::kObject,
+     .handler = &mutate_resource_binding,
+     .rules = {},
+     .entry = {.name = "resourcebinding.karmada-policy-webhook.karmada.io",
+               .upstream_name = "resourcebinding.karmada.io"}},
+    {.path = "/mutate-clusterresourcebinding",
+     .mutating = true,
+     .kinds = kKindsOf<&kClusterResourceBinding>,
+     .operations = kCreate,
+     .reads = Reads::kObject,
+     .handler = &mutate_cluster_resource_binding,
+     .rules = {},
+     .entry = {.name = "clusterresourcebinding.karmada-policy-webhook.karmada.io",
+               .upstream_name = "clusterresourcebinding.karmada.io"}},
 });
 
 // Compared as text: find_route would find only the first of two rows with one path.

@@ -340,8 +340,55 @@ def test_allow_no_execute_taint_policy(env):
           "with the flag: exit %d:\n%s", code, out)
 
 
+def test_bindings(env):
+    """ResourceBinding and ClusterResourceBinding: RB-1 always, RB-3 only under check's
+    --feature-gates=MultiplePodTemplatesScheduling=true (as the server's); each binding stored with
+    its permanent id (RB-M1, CRB-M1) and nothing else; the webhook gives the same verdicts."""
+    path = "bindings/bindings.yaml"
+    rb1 = (path + ':27:5: ResourceBinding/api-deployment: metadata.annotations.resourcebinding.'
+           'karmada.io/dependencies: Invalid value: "{\\"apiVersion\\":\\"v1\\",\\"kind\\":'
+           '\\"Secret\\",\\"name\\":\\"api\\"}": annotation value must be a valid JSON [RB-1]')
+    rb3 = (path + ':53:7: ResourceBinding/flink-job: spec.components[2].name: Invalid value: '
+           '"jobmanager": component names must be unique [RB-3]')
+    code, out, _ = env.check(path)
+    check(code == 1 and lines(out) == [rb1, "4 objects: 3 valid, 1 invalid (1 denied by upstream "
+                                             "too, 0 only by our strict rules), 0 skipped, 0 "
+                                             "warnings"], "no gate: exit %d:\n%s", code, out)
+    gate = "--feature-gates=MultiplePodTemplatesScheduling=true"
+    code, out, _ = env.check(gate, path)
+    check(code == 1 and lines(out) == [rb1, rb3, "4 objects: 2 valid, 2 invalid (2 denied by "
+                                                  "upstream too, 0 only by our strict rules), 0 "
+                                                  "skipped, 0 warnings"],
+          "with the gate: exit %d:\n%s", code, out)
+    _, out, _ = env.check(gate, "-o", "json", "--show-defaults", path)
+    for o in json.loads(out)["objects"]:
+        labels = o["object"]["metadata"].get("labels", {})
+        label = o["kind"].lower() + ".karmada.io/permanent-id"
+        check(len(labels.get(label, "")) == 36, "%s/%s stored without its permanent id: %s",
+              o["kind"], o["name"], labels)
+        if o["name"] == "flink-job":
+            check(labels[label] == "5e4c2bd0-8c3a-4d8f-9a51-2b6d7f0e1c3a", "flink-job: id changed")
+        check("status" not in o["object"], "%s stored with a status", o["name"])
+        if o["kind"] != "ResourceBinding":
+            continue
+        review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                  "request": {"uid": "rb-" + o["name"],
+                              "kind": {"group": "work.karmada.io", "version": "v1alpha2",
+                                       "kind": o["kind"]},
+                              "namespace": o["namespace"], "name": o["name"], "operation": "CREATE",
+                              "object": o["object"], "oldObject": None}}
+        proc = subprocess.run([env.binary, "review", "--path", "/validate-resourcebinding", gate,
+                               "-"], input=json.dumps(review).encode(), stdout=subprocess.PIPE,
+                              timeout=30)
+        response = json.loads(proc.stdout)["response"]
+        got = [c["field"] for c in response.get("status", {}).get("details", {}).get("causes", [])]
+        check(got == [e["field"] for e in o["errors"]], "%s: webhook fields %s, check's %s",
+              o["name"], got, o["errors"])
+
+
 TESTS = [
     test_allow_no_execute_taint_policy,
+    test_bindings,
     test_audit_of_a_kubectl_get_dump,
     test_unknown_fields_and_metadata,
     test_directory_text_output,

@@ -138,7 +138,8 @@ def read_kinds(binary: str):
     rows, kinds = [], {}
     for k in harness.kind_table(binary):
         kinds[(k.group, k.kind)] = (k.resource, k.scope)
-        rows.append((k.validate_path, k.group, k.kind, False))
+        if k.validate_path:  # a kind may have a mutating path only (ClusterResourceBinding)
+            rows.append((k.validate_path, k.group, k.kind, False))
         if k.mutate_path:
             rows.append((k.mutate_path, k.group, k.kind, True))
     return rows, kinds

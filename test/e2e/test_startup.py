@@ -187,6 +187,22 @@ def test_feature_gates(env):
         expect_startup_failure(cmd, None, "--feature-gates")
 
 
+def test_feature_gates_reach_the_handler(env):
+    """MultiplePodTemplatesScheduling=true turns RB-3 on over HTTPS, as `review` does; repeated
+    --feature-gates add up (AllAlpha with FederatedQuotaEnforcement=false starts)."""
+    body = harness.load_fixture_body(env.source, RB_PATH, "RB-3a-gate-off-not-judged.json")
+    for flags, allowed in (((), True),
+                           (("--feature-gates", "MultiplePodTemplatesScheduling=true"), False),
+                           (("--feature-gates", "AllAlpha=true", "--feature-gates",
+                             "FederatedQuotaEnforcement=false"), False)):
+        with harness.Server(env.binary, env.certs, *flags) as server, \
+                harness.Client(server.port, server.ca) as client:
+            answer = client.post(RB_PATH, body)
+            check(answer.status == 200, "%s: HTTP %d", flags, answer.status)
+            check(answer.response().get("allowed") is allowed, "%s: RB-3 answered %r", flags,
+                  answer.body[:300])
+
+
 def test_port_in_use(env):
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as busy:
         busy.bind(("127.0.0.1", 0))
@@ -351,6 +367,7 @@ TESTS = [
     test_unknown_flag,
     test_other_bad_values,
     test_feature_gates,
+    test_feature_gates_reach_the_handler,
     test_port_in_use,
     test_help,
     test_max_request_bytes_flag,
