@@ -102,7 +102,8 @@ std::string kind_of(std::string_view path) {
       {"propagationpolicy", "PP"},       {"clusterpropagationpolicy", "CPP"},
       {"workloadrebalancer", "WR"},      {"scheduletrigger", "ST"},
       {"federatedresourcequota", "FRQ"}, {"clustertaintpolicy", "CTP"},
-      {"overridepolicy", "OP"},          {"clusteroverridepolicy", "COP"}};
+      {"overridepolicy", "OP"},          {"clusteroverridepolicy", "COP"},
+      {"resourcebinding", "RB"},         {"clusterresourcebinding", "CRB"}};
   const auto it = kinds.find(name);
   if (it == kinds.end()) return std::string(path);
   return std::string(it->second) + " " + how;

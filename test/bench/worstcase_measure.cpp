@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "admission/service.hpp"
+#include "admission/settings.hpp"
 #include "util/file.hpp"
 #include "worstcase.hpp"
 
@@ -71,6 +72,17 @@ std::string describe_answer(const kpw::HttpAnswer& answer) {
                 warnings);
 }
 
+// The worst case judges with every rule a flag can turn on: --feature-gates=
+// MultiplePodTemplatesScheduling=true adds RB-3 (component names) to /validate-resourcebinding.
+const kpw::Settings& worst_settings() {
+  static const kpw::Settings settings = [] {
+    kpw::Settings s;
+    s.multiple_pod_templates_scheduling = true;
+    return s;
+  }();
+  return settings;
+}
+
 // The child: "A status answer_bytes allowed causes warnings" after the first call, "C µs" after
 // every call, "E message" when it cannot go on.
 [[noreturn]] void child(int fd, const std::string& file, const std::string& path,
@@ -90,7 +102,7 @@ std::string describe_answer(const kpw::HttpAnswer& answer) {
     for (int calls = 0;; ++calls) {
       body.assign(pristine);
       const Clock::time_point t0 = Clock::now();
-      kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
+      kpw::handle_http(route, "POST", "application/json", body, worst_settings(), answer);
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
       total += us;
       if (calls == 0) write_all(fd, describe_answer(answer));

@@ -34,6 +34,8 @@ FRQ = ("policy.karmada.io", "v1alpha1", "FederatedResourceQuota", "federatedreso
 CTP = ("policy.karmada.io", "v1alpha1", "ClusterTaintPolicy", "clustertaintpolicies")
 OP = ("policy.karmada.io", "v1alpha1", "OverridePolicy", "overridepolicies")
 COP = ("policy.karmada.io", "v1alpha1", "ClusterOverridePolicy", "clusteroverridepolicies")
+RB = ("work.karmada.io", "v1alpha2", "ResourceBinding", "resourcebindings")
+CRB = ("work.karmada.io", "v1alpha2", "ClusterResourceBinding", "clusterresourcebindings")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -415,6 +417,87 @@ def rules_explicit_empties(n, cluster):
                                                        for _ in range(n)]})
 
 
+def binding(cluster, spec=None, annotations=None, labels=None):
+    """A ResourceBinding (or ClusterResourceBinding) as the controllers write it, without its
+    permanent id (so the mutating paths add one), with `spec` members and metadata added."""
+    metadata = {"name": "hostile"}
+    if not cluster:
+        metadata["namespace"] = "tenant"
+    if annotations:
+        metadata["annotations"] = annotations
+    if labels:
+        metadata["labels"] = labels
+    base = {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "replicas": 1, "clusters": [{"name": "member1", "replicas": 1}]}
+    if not cluster:
+        base["resource"]["namespace"] = "tenant"
+    base.update(spec or {})
+    kind = CRB if cluster else RB
+    obj = {"apiVersion": "work.karmada.io/v1alpha2", "kind": kind[2], "metadata": metadata,
+           "spec": base}
+    return review(kind, obj, None if cluster else "tenant")
+
+
+DEPENDENCIES = "resourcebinding.karmada.io/dependencies"
+
+
+def reference(i):
+    return {"apiVersion": "v1", "kind": "ConfigMap", "namespace": "tenant", "name": "cm-%d" % i,
+            "labelSelector": {"matchLabels": {"app": "web"}, "matchExpressions": [
+                {"key": "tier", "operator": "In", "values": ["a", "b"]}]}}
+
+
+def components_alike(n, cluster):
+    """n components with one name (RB-3 under MultiplePodTemplatesScheduling: n-1 repeats, each an
+    error, capped; the names hashed, never compared pairwise)."""
+    return binding(cluster, {"components": [{"name": "main", "replicas": 1} for _ in range(n)]})
+
+
+def components_unique(n, cluster):
+    """n components with distinct names (RB-3's hash table at its largest)."""
+    return binding(cluster, {"components": [{"name": "c-%07d" % i, "replicas": 1}
+                                            for i in range(n)]})
+
+
+def components_unnamed(n, cluster):
+    """n components without a name (RB-3: n `must be non-empty` errors, capped)."""
+    return binding(cluster, {"components": [{"replicas": 1} for _ in range(n)]})
+
+
+def dependencies_valid(n, cluster):
+    """A dependencies annotation of n references with label selectors, valid: RB-1 decodes all of
+    it, as Go's encoding/json would."""
+    return binding(cluster, annotations={DEPENDENCIES: json.dumps([reference(i) for i in range(n)])})
+
+
+def dependencies_bad_last(n, cluster):
+    """The same, its last element a number: RB-1 scans to the end, then echoes the value cut."""
+    return binding(cluster, annotations={
+        DEPENDENCIES: json.dumps([reference(i) for i in range(n)] + [1])})
+
+
+def dependencies_deep(n, cluster):
+    """n references, each an unknown member nesting arrays 9 998 deep (10 000 in all, Go's limit):
+    RB-1's scanner at its deepest, over and over."""
+    deep = "[" * 9998 + "]" * 9998
+    return binding(cluster, annotations={
+        DEPENDENCIES: "[" + ",".join('{"x":%s}' % deep for _ in range(n)) + "]"})
+
+
+def clusters_many(n, cluster):
+    """n target clusters: a binding no rule reads beyond its metadata (decoding and the label)."""
+    return binding(cluster, {"clusters": [{"name": "member-%07d" % i, "replicas": 1}
+                                          for i in range(n)]})
+
+
+def binding_many_labels(n, cluster):
+    """n labels, none the permanent id: the mutators look the label up once among them."""
+    return binding(cluster, labels={"l-%07d" % i: "v" for i in range(n)})
+
+
+BINDING_SHAPES = [components_alike, components_unique, components_unnamed, dependencies_valid,
+                  dependencies_bad_last, dependencies_deep, clusters_many, binding_many_labels]
+
 OVERRIDE_SHAPES = [rules_many_labels, labels_invalid_sorted, field_overriders_many, field_ops_invalid,
                    cluster_selector_invalid, rule_selectors_invalid, legacy_overriders_invalid,
                    selectors_no_namespace, selectors_empty_namespace, identity_warnings,
@@ -442,6 +525,12 @@ CATALOGUE = [
     ("/validate-overridepolicy", False, OVERRIDE_SHAPES),
     ("/mutate-overridepolicy", False, OVERRIDE_SHAPES),
     ("/validate-clusteroverridepolicy", True, OVERRIDE_SHAPES),
+    # RB-3's shapes count only under --feature-gates=MultiplePodTemplatesScheduling=true, which the
+    # hostile e2e server and the worst-case bench turn on.
+    ("/validate-resourcebinding", False, BINDING_SHAPES),
+    ("/mutate-resourcebinding", False, BINDING_SHAPES),
+    ("/mutate-clusterresourcebinding", True,
+     [components_alike, dependencies_valid, clusters_many, binding_many_labels]),
 ]
 
 

@@ -313,7 +313,9 @@ TESTS = [
 
 def run(args):
     certs = harness.make_certs(args.source)
-    flags = ["--max-large-reviews", str(MAX_LARGE_REVIEWS), "--read-timeout", "%gs" % READ_TIMEOUT]
+    # The gate adds RB-3 to the ResourceBinding bodies: every rule a flag can turn on is judged.
+    flags = ["--max-large-reviews", str(MAX_LARGE_REVIEWS), "--read-timeout", "%gs" % READ_TIMEOUT,
+             "--feature-gates", "MultiplePodTemplatesScheduling=true"]
     with harness.Server(args.binary, certs, *flags) as server:
         env = Env(args, server)
         with env.client() as c:
