@@ -2,8 +2,10 @@
 """8 clients creating 2 000 objects at once through a real kube-apiserver (test/e2e/kube.py).
 
 Eight `kubectl create -f FILE` run in parallel, each FILE a List of 250 objects of every kind we
-serve (the kind table of `karmada-policy-webhook kinds`, in turn), one in five invalid for one of
-our rules (each breaks exactly one rule, once; the CRD schema admits it). Then:
+serve (the kind table of `karmada-policy-webhook kinds`, in turn), one in five of each kind invalid
+for one of our rules (each breaks exactly one rule, once; the CRD schema admits it; a kind without
+a validating path, ClusterResourceBinding, has valid objects only; ResourceBinding's break RB-3, so
+the webhook runs with --feature-gates=MultiplePodTemplatesScheduling=true). Then:
 
 - 0 failed calls: every valid object is created (kubectl prints it) and readable as our mutating
   path made it; every invalid one is denied by our entry for its kind (kubectl prints
@@ -40,7 +42,7 @@ from harness import check  # noqa: E402
 
 CLIENTS = 8
 PER_CLIENT = 250
-INVALID_EVERY = 5            # object i of a file is invalid when i % 5 == 4
+INVALID_EVERY = 5            # a kind's object k of a file is invalid when k % 5 == 4
 ENTRY_SUFFIX = ".karmada-policy-webhook.karmada.io"
 TTL = 600                    # --default-rebalancer-ttl-seconds: /mutate-workloadrebalancer shows
 KUBECTL_TIMEOUT = 240.0
@@ -57,7 +59,8 @@ def deployment(namespace=None):
 
 
 # kind -> (valid spec, invalid spec, {JSON pointer: value} the stored valid object holds (our
-# mutating path's work; "*" any value), the field the denial names, the rule it breaks).
+# mutating path's work; "*" any value), the field the denial names, the rule it breaks); a kind
+# without a validating path has no invalid spec (None): every object of it is valid.
 # `u` is a token unique to the object, put into the invalid value so each denial is told apart.
 def specs(kind, u):
     if kind == "PropagationPolicy" or kind == "ClusterPropagationPolicy":
@@ -111,18 +114,33 @@ def specs(kind, u):
                 {"taints": [{"key": "maintenance-" + u, "effect": "NoExecute"}]},
                 {},
                 "spec.taints[0]", "T-1")
+    if kind == "ResourceBinding":  # RB-3: the server runs with MultiplePodTemplatesScheduling
+        return ({"resource": dict(deployment("default")), "components": [
+                    {"name": "main-" + u, "replicas": 1}]},
+                {"resource": dict(deployment("default")), "components": [
+                    {"name": u, "replicas": 1}, {"name": u, "replicas": 1}]},
+                {"/metadata/labels/resourcebinding.karmada.io~1permanent-id": "*"},
+                "spec.components[1].name", "RB-3")
+    if kind == "ClusterResourceBinding":
+        return ({"resource": {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+                              "name": "reader-" + u}},
+                None,
+                {"/metadata/labels/clusterresourcebinding.karmada.io~1permanent-id": "*"},
+                None, None)
     raise AssertionError("no objects for kind %s: add them to specs()" % kind)
 
 
 class Sent:
     """One object of a client's file."""
 
-    def __init__(self, row, client, i):
+    def __init__(self, row, client, i, k):
         self.row, self.client = row, client
-        self.valid = i % INVALID_EVERY != INVALID_EVERY - 1
         self.name = "c%d-%s-%d" % (client, row.resource[:-1][:12], i)
         u = "c%d-%d" % (client, i)
         valid, invalid, self.expect, self.field, self.rule = specs(row.kind, u)
+        # Counted per kind (k: the object's rank among its kind's in the file), so that every
+        # kind gets invalid objects whatever the number of kinds.
+        self.valid = invalid is None or k % INVALID_EVERY != INVALID_EVERY - 1
         # The denial echoes the invalid value, which holds u (as Bad_c1_2 where "-" is not
         # allowed); a ClusterTaintPolicy's and a FederatedResourceQuota's name no value of u.
         self.echo = {"ClusterTaintPolicy": None, "FederatedResourceQuota": None,
@@ -159,7 +177,7 @@ def test_eight_clients_two_thousand_objects(api, webhook, rows):
     files, sent = [], []
     folder = harness.temp_dir("lists")
     for c in range(CLIENTS):
-        mine = [Sent(rows[i % len(rows)], c, i) for i in range(PER_CLIENT)]
+        mine = [Sent(rows[i % len(rows)], c, i, i // len(rows)) for i in range(PER_CLIENT)]
         sent += mine
         path = os.path.join(folder, "client-%d.json" % c)
         with open(path, "w") as f:
@@ -288,6 +306,8 @@ def test_eight_clients_two_thousand_objects(api, webhook, rows):
                 problems.append("%s: %d objects sent, our requests_total{code=\"200\"} grew by "
                                 "%d (other codes by %d), the API server counted %d calls"
                                 % (path, len(of_kind), got, other, api_sent))
+        if not row.validate_path:
+            continue
         verdicts = {allowed: ours("karmada_policy_webhook_admission_total",
                                   webhook=row.validate_path, operation="CREATE", allowed=allowed)
                     for allowed in ("true", "false")}
@@ -318,8 +338,8 @@ def test_eight_clients_two_thousand_objects(api, webhook, rows):
 def run(args, api):
     rows = harness.kind_table(args.binary)
     certs = harness.make_certs(args.source)
-    with harness.Server(args.binary, certs, "--default-rebalancer-ttl-seconds",
-                        str(TTL)) as webhook:
+    with harness.Server(args.binary, certs, "--default-rebalancer-ttl-seconds", str(TTL),
+                        "--feature-gates", "MultiplePodTemplatesScheduling=true") as webhook:
         api.register(webhook)
         try:
             return harness.run_tests([test_eight_clients_two_thousand_objects], api, webhook, rows)

@@ -36,17 +36,30 @@ UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9
 TTL = 600   # --default-rebalancer-ttl-seconds, so that /mutate-workloadrebalancer shows itself
 
 
-def obj(kind, name, spec, namespaced, group="policy.karmada.io"):
+def obj(kind, name, spec, namespaced, group="policy.karmada.io", version="v1alpha1",
+        annotations=None):
     meta = {"name": name}
     if namespaced:
         meta["namespace"] = "default"
-    return {"apiVersion": group + "/v1alpha1", "kind": kind, "metadata": meta, "spec": spec}
+    if annotations:
+        meta["annotations"] = annotations
+    return {"apiVersion": group + "/" + version, "kind": kind, "metadata": meta, "spec": spec}
+
+
+def binding(kind, name, annotations=None):
+    namespaced = kind == "ResourceBinding"
+    resource = dict(DEPLOYMENT, namespace="default") if namespaced else \
+        {"apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole", "name": "reader"}
+    return obj(kind, name, {"resource": resource}, namespaced, group="work.karmada.io",
+               version="v1alpha2", annotations=annotations)
+
 
 
 DEPLOYMENT = {"apiVersion": "apps/v1", "kind": "Deployment", "name": "nginx"}
 
 # kind -> (valid object, {JSON pointer in the stored object: value; "<uuid>" a v4 UUID},
-#          invalid object, the field its denial must name, that field's rule)
+#          invalid object, the field its denial must name, that field's rule); a kind without a
+#          validating path has no invalid object (None).
 CASES = {
     "PropagationPolicy": (
         obj("PropagationPolicy", "pp-valid", {"resourceSelectors": [DEPLOYMENT], "placement": {
@@ -127,6 +140,19 @@ CASES = {
         obj("ClusterTaintPolicy", "ctp-invalid", {"taints": [{"key": "maintenance",
                                                               "effect": "NoExecute"}]}, False),
         "spec.taints[0]", "T-1"),
+    "ResourceBinding": (
+        binding("ResourceBinding", "rb-valid", {
+            "resourcebinding.karmada.io/dependencies":
+                '[{"apiVersion":"v1","kind":"ConfigMap","namespace":"default","name":"c"}]'}),
+        {"/metadata/labels/resourcebinding.karmada.io~1permanent-id": "<uuid>",
+         "/spec/conflictResolution": "Abort"},
+        binding("ResourceBinding", "rb-invalid",
+                {"resourcebinding.karmada.io/dependencies": '{"kind":"ConfigMap"}'}),
+        "metadata.annotations.resourcebinding.karmada.io/dependencies", "RB-1"),
+    "ClusterResourceBinding": (
+        binding("ClusterResourceBinding", "crb-valid"),
+        {"/metadata/labels/clusterresourcebinding.karmada.io~1permanent-id": "<uuid>"},
+        None, None, None),
 }
 
 
@@ -216,6 +242,10 @@ def test_invalid_objects_are_refused_by_our_entry(api, webhook, rows):
     problems = []
     for row in rows:
         _, _, invalid, field, rule = CASES[row.kind]
+        if invalid is None:
+            check(not row.validate_path, "%s has %s but no invalid case here", row.kind,
+                  row.validate_path)
+            continue
         got = denial_problems(api, row, invalid, field)
         problems += ["%s (%s, %s): %s" % (row.kind, row.validate_path, rule, p) for p in got]
         if not got:
