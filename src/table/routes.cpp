@@ -11,6 +11,7 @@
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
+#include "table/manifests.hpp"
 #include "table/table.hpp"
 #include "table/table_kinds.hpp"
 #include "util/json_text.hpp"
@@ -217,6 +218,29 @@ std::string routes_json() {
     append_json_string(out, r.entry.upstream_name);
     out += ",\"timeoutSeconds\":";
     out += std::to_string(r.entry.timeout_seconds);
+    out += ",\"failurePolicy\":";
+    append_json_string(out, failure_policy_name(r.entry.failure_policy));
+    out += ",\"sideEffects\":";
+    append_json_string(out, side_effects_name(r.entry.side_effects));
+    out += ",\"objectSelector\":";
+    if (r.entry.object_selector.key.empty()) {
+      out += "null";
+    } else {
+      out += "{\"matchExpressions\":[{\"key\":";
+      append_json_string(out, r.entry.object_selector.key);
+      out += ",\"operator\":";
+      append_json_string(out, selector_operator_name(r.entry.object_selector.op));
+      out += "}]}";
+    }
+    out += ",\"admissionReviewVersions\":[";
+    for (std::size_t i = 0; i < r.entry.admission_review_versions.size(); ++i) {
+      if (i > 0) out += ",";
+      append_json_string(out, r.entry.admission_review_versions[i]);
+    }
+    out += "],\"matchPolicy\":";
+    append_json_string(out, match_policy_name(r.entry.match_policy));
+    out += ",\"takes\":";
+    append_json_string(out, takes_name(r.takes));
     out += ",\"rules\":[";
     for (std::size_t i = 0; i < r.rules.size(); ++i) {
       if (i > 0) out += ",";
