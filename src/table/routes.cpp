@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "api/karmada.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
@@ -16,6 +17,7 @@
 #include "table/table_kinds.hpp"
 #include "util/json_text.hpp"
 #include "validators/cluster_taint_policy.hpp"
+#include "validators/deletion_protection.hpp"
 #include "validators/federated_resource_quota.hpp"
 #include "validators/override_policy.hpp"
 #include "validators/propagation_policy.hpp"
@@ -160,6 +162,17 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = rules::kClusterTaintPolicyRules,
      .entry = {.name = "clustertaintpolicy.karmada-policy-webhook.karmada.io",
                .upstream_name = "clustertaintpolicy.karmada.io"}},
+    // Any kind: the API server calls it only for objects carrying the label (objectSelector).
+    {.path = "/validate-resourcedeletionprotection",
+     .mutating = false,
+     .kinds = {},
+     .operations = {Operation::kDelete},
+     .reads = Reads::kOldObjectOnDelete,
+     .handler = &validate_deletion_protection,
+     .rules = rules::kDeletionProtectionRules,
+     .entry = {.name = "resourcedeletionprotection.karmada-policy-webhook.karmada.io",
+               .upstream_name = "resourcedeletionprotection.karmada.io",
+               .object_selector = {.key = karmada::kDeletionProtectedLabel}}},
 });
 
 // Compared as text: find_route would find only the first of two rows with one path.
