@@ -415,6 +415,38 @@ def rules_explicit_empties(n, cluster):
                                                        for _ in range(n)]})
 
 
+DELETION_PROTECTED = "resourcetemplate.karmada.io/deletion-protected"
+CM = ("", "v1", "ConfigMap", "configmaps")
+
+
+def deletion(labels):
+    """A DELETE of a ConfigMap whose oldObject carries `labels` (/validate-resourcedeletionprotection
+    takes any kind and reads only oldObject)."""
+    r = review(CM, {"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "hostile", "namespace": "tenant", "labels": labels},
+                    "data": {"key": "value"}}, "tenant")
+    request = r["request"]
+    request.update(operation="DELETE", oldObject=request["object"], object=None,
+                   options={"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions"})
+    return r
+
+
+def protected_many_labels(n, _):
+    """An oldObject of n labels, the protection label (Always) last: every key is read (and its
+    duplicates looked for) before the one lookup; denied."""
+    labels = {"k%07d" % i: "v" for i in range(n)}
+    labels[DELETION_PROTECTED] = "Always"
+    return deletion(labels)
+
+
+def unprotected_many_labels(n, _):
+    """The same n labels with the protection label's value `always` (which protects nothing):
+    allowed."""
+    labels = {"k%07d" % i: "v" for i in range(n)}
+    labels[DELETION_PROTECTED] = "always"
+    return deletion(labels)
+
+
 OVERRIDE_SHAPES = [rules_many_labels, labels_invalid_sorted, field_overriders_many, field_ops_invalid,
                    cluster_selector_invalid, rule_selectors_invalid, legacy_overriders_invalid,
                    selectors_no_namespace, selectors_empty_namespace, identity_warnings,
@@ -442,6 +474,7 @@ CATALOGUE = [
     ("/validate-overridepolicy", False, OVERRIDE_SHAPES),
     ("/mutate-overridepolicy", False, OVERRIDE_SHAPES),
     ("/validate-clusteroverridepolicy", True, OVERRIDE_SHAPES),
+    ("/validate-resourcedeletionprotection", None, [protected_many_labels, unprotected_many_labels]),
 ]
 
 
