@@ -11,7 +11,7 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-d
 	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
 	libgnutls28-dev valgrind xz-utils
 
-.PHONY: all deps build server test test-asan fuzz run certs bench soak clean
+.PHONY: all deps build server manifests test test-asan fuzz run certs bench soak clean
 
 all: build
 
@@ -36,6 +36,12 @@ build: deps
 server: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD) -j $(JOBS) --target karmada-policy-webhook
+
+# The generated manifests (webhook configurations, the overlays' patches of their entries, CRD
+# conversion patches) from the route table, written into manifests/ (docs/operations.md,
+# "Manifests"); the manifests test fails while a committed one differs.
+manifests: server
+	$(BUILD)/karmada-policy-webhook manifests manifests
 
 # The tests behind a real kube-apiserver (label apiserver) need its binaries: $$KUBEBUILDER_ASSETS,
 # or ../shared/envtest beside the repository; without them they are skipped (one line each says

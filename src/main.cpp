@@ -1,5 +1,6 @@
 // karmada-policy-webhook: `serve` (the default) runs the HTTPS webhook; `review` answers one
-// AdmissionReview offline, byte for byte as the server would.
+// AdmissionReview offline, byte for byte as the server would; `manifests` writes the manifests
+// generated from the route table.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <chrono>
@@ -19,6 +20,7 @@
 #include "check/check.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
+#include "table/manifests.hpp"
 #include "table/table.hpp"
 #include "util/file.hpp"
 #include "util/log.hpp"
@@ -361,6 +363,12 @@ int main(int argc, char** argv) {
       "kinds", "print the kinds this server serves: group, versions, kind, resource, scope (JSON)");
   CLI::App* routes_cmd = app.add_subcommand(
       "routes", "print the paths this server serves, what each takes and its rule IDs (JSON)");
+  std::string manifests_dir;
+  CLI::App* manifests_cmd = app.add_subcommand(
+      "manifests",
+      "write the manifests generated from the route table into DIR (the repository's "
+      "manifests/: `make manifests`)");
+  manifests_cmd->add_option("dir", manifests_dir, "the manifests folder")->required();
 
   kpw::check::Options check_options;
   std::vector<std::string> check_paths;
@@ -404,6 +412,7 @@ int main(int argc, char** argv) {
   if (routes_cmd->parsed()) return print(kpw::routes_json());
   kpw::Settings settings = settings_of(flags);
   if (auto error = apply_feature_gates(flags, settings)) return usage_error(*error);
+  if (manifests_cmd->parsed()) return kpw::write_manifests(manifests_dir, std::cout, std::cerr);
   if (review_cmd->parsed()) return review(settings, review_path, review_file);
   if (check_cmd->parsed()) {
     check_options.output = check_output == "json"   ? kpw::check::OutputFormat::kJson

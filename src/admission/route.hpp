@@ -5,6 +5,7 @@
 // row by path and never includes the layer that knows every validator and mutator.
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -69,11 +70,39 @@ enum class Reads : std::uint8_t {
   kOldObjectOnDelete,
 };
 
-// The webhook configuration entry a route is registered with (docs/operations.md, "Manifests").
+// What a route's requests are, and so how it is registered (`karmada-policy-webhook manifests`).
+enum class Takes : std::uint8_t {
+  kAdmissionReview,   // an entry of the Mutating- or ValidatingWebhookConfiguration
+  kConversionReview,  // the conversion webhook of its kinds' CRDs (spec.conversion)
+};
+
+// The fields of a webhook entry that the API server reads (admissionregistration.k8s.io/v1).
+enum class FailurePolicy : std::uint8_t { kFail, kIgnore };
+enum class SideEffects : std::uint8_t { kNone, kNoneOnDryRun };
+enum class MatchPolicy : std::uint8_t { kEquivalent, kExact };
+enum class SelectorOperator : std::uint8_t { kExists, kDoesNotExist };
+
+// An objectSelector of one requirement on a label's presence; `key` "" is none (every object).
+struct ObjectSelector {
+  std::string_view key;  // "resourcetemplate.karmada.io/deletion-protected"
+  SelectorOperator op = SelectorOperator::kExists;
+};
+
+// The AdmissionReview versions every entry accepts (the envelope answers both).
+inline constexpr std::array<std::string_view, 2> kAdmissionReviewVersions = {"v1", "v1beta1"};
+
+// The webhook configuration entry a route is registered with (docs/operations.md, "Manifests"):
+// its rules come from the route (kinds, operations), the rest from here. A row sets its names
+// and what differs from the defaults below.
 struct Entry {
   std::string_view name;           // ours: "propagationpolicy.karmada-policy-webhook.karmada.io"
   std::string_view upstream_name;  // upstream's entry for the path, "" when it has none
   std::uint8_t timeout_seconds = 3;
+  FailurePolicy failure_policy = FailurePolicy::kFail;
+  SideEffects side_effects = SideEffects::kNone;
+  ObjectSelector object_selector = {};
+  std::span<const std::string_view> admission_review_versions = kAdmissionReviewVersions;
+  MatchPolicy match_policy = MatchPolicy::kEquivalent;
 };
 
 struct Route {
@@ -86,6 +115,7 @@ struct Route {
   Handler handler;
   std::span<const Rule> rules;  // the rules the handler may report (a mutator's: none)
   Entry entry;
+  Takes takes = Takes::kAdmissionReview;
 };
 
 // Defined by the route table (src/table/routes.cpp).

@@ -23,6 +23,11 @@ inline constexpr std::string_view kCppPermanentIdLabel =
 inline constexpr std::string_view kPpFinalizer = "karmada.io/propagation-policy-controller";
 inline constexpr std::string_view kCppFinalizer =
     "karmada.io/cluster-propagation-policy-controller";
+// Deletion protection: a resource template labelled so with exactly "Always" cannot be deleted
+// (upstream's /validate-resourcedeletionprotection; any other value protects nothing).
+inline constexpr std::string_view kDeletionProtectedLabel =
+    "resourcetemplate.karmada.io/deletion-protected";
+inline constexpr std::string_view kDeletionProtectedAlways = "Always";
 // The CRD's default for spec.schedulerName.
 inline constexpr std::string_view kDefaultScheduler = "default-scheduler";
 

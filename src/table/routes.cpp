@@ -7,15 +7,18 @@
 #include <string>
 #include <vector>
 
+#include "api/karmada.hpp"
 #include "mutators/binding.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
 #include "mutators/workload_rebalancer.hpp"
+#include "table/manifests.hpp"
 #include "table/table.hpp"
 #include "table/table_kinds.hpp"
 #include "util/json_text.hpp"
 #include "validators/cluster_taint_policy.hpp"
+#include "validators/deletion_protection.hpp"
 #include "validators/federated_resource_quota.hpp"
 #include "validators/override_policy.hpp"
 #include "validators/propagation_policy.hpp"
@@ -194,6 +197,17 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = {},
      .entry = {.name = "clusterresourcebinding.karmada-policy-webhook.karmada.io",
                .upstream_name = "clusterresourcebinding.karmada.io"}},
+    // Any kind: the API server calls it only for objects carrying the label (objectSelector).
+    {.path = "/validate-resourcedeletionprotection",
+     .mutating = false,
+     .kinds = {},
+     .operations = {Operation::kDelete},
+     .reads = Reads::kOldObjectOnDelete,
+     .handler = &validate_deletion_protection,
+     .rules = rules::kDeletionProtectionRules,
+     .entry = {.name = "resourcedeletionprotection.karmada-policy-webhook.karmada.io",
+               .upstream_name = "resourcedeletionprotection.karmada.io",
+               .object_selector = {.key = karmada::kDeletionProtectedLabel}}},
 });
 
 // Compared as text: find_route would find only the first of two rows with one path.
@@ -252,6 +266,29 @@ std::string routes_json() {
     append_json_string(out, r.entry.upstream_name);
     out += ",\"timeoutSeconds\":";
     out += std::to_string(r.entry.timeout_seconds);
+    out += ",\"failurePolicy\":";
+    append_json_string(out, failure_policy_name(r.entry.failure_policy));
+    out += ",\"sideEffects\":";
+    append_json_string(out, side_effects_name(r.entry.side_effects));
+    out += ",\"objectSelector\":";
+    if (r.entry.object_selector.key.empty()) {
+      out += "null";
+    } else {
+      out += "{\"matchExpressions\":[{\"key\":";
+      append_json_string(out, r.entry.object_selector.key);
+      out += ",\"operator\":";
+      append_json_string(out, selector_operator_name(r.entry.object_selector.op));
+      out += "}]}";
+    }
+    out += ",\"admissionReviewVersions\":[";
+    for (std::size_t i = 0; i < r.entry.admission_review_versions.size(); ++i) {
+      if (i > 0) out += ",";
+      append_json_string(out, r.entry.admission_review_versions[i]);
+    }
+    out += "],\"matchPolicy\":";
+    append_json_string(out, match_policy_name(r.entry.match_policy));
+    out += ",\"takes\":";
+    append_json_string(out, takes_name(r.takes));
     out += ",\"rules\":[";
     for (std::size_t i = 0; i < r.rules.size(); ++i) {
       if (i > 0) out += ",";

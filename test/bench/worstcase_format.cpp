@@ -103,7 +103,8 @@ std::string kind_of(std::string_view path) {
       {"workloadrebalancer", "WR"},      {"scheduletrigger", "ST"},
       {"federatedresourcequota", "FRQ"}, {"clustertaintpolicy", "CTP"},
       {"overridepolicy", "OP"},          {"clusteroverridepolicy", "COP"},
-      {"resourcebinding", "RB"},         {"clusterresourcebinding", "CRB"}};
+      {"resourcebinding", "RB"},         {"clusterresourcebinding", "CRB"},
+      {"resourcedeletionprotection", "RDP"}};
   const auto it = kinds.find(name);
   if (it == kinds.end()) return std::string(path);
   return std::string(it->second) + " " + how;

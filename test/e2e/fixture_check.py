@@ -18,6 +18,10 @@ without the leading slash, holding:
                     for allowed answers and for errors other than 403. For 403 each field must also
                     appear in status.message.
   message_contains  substrings status.message must hold.
+  message           the exact status.message. With code 403 and no `fields`: a denial with a
+                    message of its own and no field causes (upstream's admission.Denied, e.g.
+                    RDP-1's deletion protection).
+  reason            the exact status.reason (null: none). Default: Forbidden for 403, none else.
   warnings          substrings; the answer must have exactly that many warnings and each substring
                     must occur in a different warning. Absent = no warnings allowed.
   object            (mutating webhooks, required when allowed) the whole object after applying
@@ -79,7 +83,7 @@ def causes_summary(omitted: int) -> str:
 
 
 EXPECT_KEYS = {"http_status", "allowed", "code", "fields", "message_contains", "warnings", "omitted", "object",
-               "then"}
+               "then", "message", "reason"}
 
 # What the API server accepts of warnings (README: past 4096 characters in all, each is cut to
 # 256; a warning holding a newline or tab is dropped).
@@ -185,6 +189,10 @@ def fixture_problems(fixture: dict) -> list[str]:
             problems.append("expect.%s must be a list of strings" % key)
     if "omitted" in expect and (not _is_int(expect["omitted"]) or expect["omitted"] < 1):
         problems.append("expect.omitted must be a positive integer")
+    if "message" in expect and not isinstance(expect["message"], str):
+        problems.append("expect.message must be a string")
+    if "reason" in expect and not (expect["reason"] is None or isinstance(expect["reason"], str)):
+        problems.append("expect.reason must be a string or null")
     if problems:
         return problems
     allowed, code, fields = expect["allowed"], expect["code"], expect.get("fields", [])
@@ -194,8 +202,9 @@ def fixture_problems(fixture: dict) -> list[str]:
         problems.append("expect: a denied answer cannot have code 200")
     if fields and code != 403:
         problems.append("expect.fields must be empty unless code is 403")
-    if code == 403 and not fields:
-        problems.append("expect.fields must list the causes of a 403")
+    if code == 403 and not fields and "message" not in expect:
+        problems.append("expect.fields must list the causes of a 403 (or expect.message give a "
+                        "denial's own message)")
     return problems
 
 
@@ -297,9 +306,19 @@ def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | No
     details = status.get("details")
     causes = details.get("causes") if isinstance(details, dict) else None
     want_fields = expect.get("fields", [])
+    if "message" in expect and message != expect["message"]:
+        problems.append("status.message %s, expected %s" % (_short(message), _short(expect["message"])))
+    if "reason" in expect and status.get("reason") != expect["reason"]:
+        problems.append("status.reason %r, expected %r" % (status.get("reason"), expect["reason"]))
 
-    if expect["code"] == 403:
-        if status.get("reason") != "Forbidden":
+    if expect["code"] == 403 and not want_fields and "message" in expect:
+        # A denial with a message of its own: no field causes.
+        if causes:
+            problems.append("unexpected status.details.causes %s" % _short(causes))
+        if "reason" not in expect and status.get("reason") != "Forbidden":
+            problems.append("status.reason %r, expected 'Forbidden'" % (status.get("reason"),))
+    elif expect["code"] == 403:
+        if status.get("reason") != expect.get("reason", "Forbidden"):
             problems.append("status.reason %r, expected 'Forbidden'" % (status.get("reason"),))
         if not isinstance(message, str) or not message:
             problems.append("status.message is missing")
@@ -361,7 +380,7 @@ def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | No
         if expect["allowed"] is False:
             if not isinstance(message, str) or not message:
                 problems.append("status.message is missing")
-            if status.get("reason") == "Forbidden":
+            if status.get("reason") == "Forbidden" and "reason" not in expect:
                 problems.append("status.reason 'Forbidden' belongs to code 403 only")
 
     for sub in expect.get("message_contains", []):

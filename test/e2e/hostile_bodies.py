@@ -498,6 +498,38 @@ def binding_many_labels(n, cluster):
 BINDING_SHAPES = [components_alike, components_unique, components_unnamed, dependencies_valid,
                   dependencies_bad_last, dependencies_deep, clusters_many, binding_many_labels]
 
+DELETION_PROTECTED = "resourcetemplate.karmada.io/deletion-protected"
+CM = ("", "v1", "ConfigMap", "configmaps")
+
+
+def deletion(labels):
+    """A DELETE of a ConfigMap whose oldObject carries `labels` (/validate-resourcedeletionprotection
+    takes any kind and reads only oldObject)."""
+    r = review(CM, {"apiVersion": "v1", "kind": "ConfigMap",
+                    "metadata": {"name": "hostile", "namespace": "tenant", "labels": labels},
+                    "data": {"key": "value"}}, "tenant")
+    request = r["request"]
+    request.update(operation="DELETE", oldObject=request["object"], object=None,
+                   options={"apiVersion": "meta.k8s.io/v1", "kind": "DeleteOptions"})
+    return r
+
+
+def protected_many_labels(n, _):
+    """An oldObject of n labels, the protection label (Always) last: every key is read (and its
+    duplicates looked for) before the one lookup; denied."""
+    labels = {"k%07d" % i: "v" for i in range(n)}
+    labels[DELETION_PROTECTED] = "Always"
+    return deletion(labels)
+
+
+def unprotected_many_labels(n, _):
+    """The same n labels with the protection label's value `always` (which protects nothing):
+    allowed."""
+    labels = {"k%07d" % i: "v" for i in range(n)}
+    labels[DELETION_PROTECTED] = "always"
+    return deletion(labels)
+
+
 OVERRIDE_SHAPES = [rules_many_labels, labels_invalid_sorted, field_overriders_many, field_ops_invalid,
                    cluster_selector_invalid, rule_selectors_invalid, legacy_overriders_invalid,
                    selectors_no_namespace, selectors_empty_namespace, identity_warnings,
@@ -531,6 +563,7 @@ CATALOGUE = [
     ("/mutate-resourcebinding", False, BINDING_SHAPES),
     ("/mutate-clusterresourcebinding", True,
      [components_alike, dependencies_valid, clusters_many, binding_many_labels]),
+    ("/validate-resourcedeletionprotection", None, [protected_many_labels, unprotected_many_labels]),
 ]
 
 

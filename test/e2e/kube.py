@@ -23,8 +23,9 @@ exits 77, which ctest reports as skipped; with KPW_REQUIRE_ENVTEST=1 (CI) that i
 `ApiServer.register(webhook)` installs Karmada's CRDs (../shared/envtest/crds, or $KPW_KARMADA_CRDS)
 and applies the project's own manifests as a user does: a copy of manifests/, fill-ca-bundle.sh
 with the webhook's CA, set-url-host.sh with its address, `kubectl kustomize overlays/url`, then
-`kubectl apply -l karmada-policy-webhook.karmada.io/apply-to=karmada-apiserver`; it returns once
-the API server calls both configurations. `kubectl(...)` runs the envtest kubectl against it.
+`kubectl apply -l karmada-policy-webhook.karmada.io/apply-to=karmada-apiserver` and `kubectl patch
+crd` with the url overlay's CRD conversion patches (when the server has a conversion path); it
+returns once the API server calls both configurations. `kubectl(...)` runs the envtest kubectl against it.
 
 Python 3 standard library only.
 """
@@ -235,6 +236,7 @@ class ApiServer:
         self.etcd_log = os.path.join(workdir, "etcd.log")
         self._certs = None
         self._registered = []   # (kind, name) of the webhook configurations applied
+        self.manifests_copy = None  # the copy of manifests/ render_manifests set up last
 
     # -- lifecycle
 
@@ -419,7 +421,18 @@ class ApiServer:
             proc = subprocess.run(cmd, capture_output=True, text=True, timeout=60)
             if proc.returncode != 0:
                 raise AssertionError("%s failed: %s%s" % (" ".join(cmd), proc.stdout, proc.stderr))
+        self.manifests_copy = copy
         return self.kubectl("kustomize", os.path.join(copy, "overlays", overlay)).stdout
+
+    def patch_crd_conversion(self, overlay: str = "url"):
+        """Points the conversion of the CRDs that the overlay's generated crd-conversion/ patches
+        name (those of a conversion route: ResourceBinding, ClusterResourceBinding) at the webhook
+        of the last render_manifests, as docs/operations.md has a user do; none without such a
+        route."""
+        folder = os.path.join(self.manifests_copy, "overlays", overlay, "crd-conversion")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            self.kubectl("patch", "crd", name[:-len(".yaml")], "--type", "merge", "--patch-file",
+                         os.path.join(folder, name))
 
     def apply_manifests(self, yaml_text: str):
         """Applies what is meant for the API server (the apply-to label), as docs/operations.md
@@ -435,6 +448,8 @@ class ApiServer:
         if crds:
             self.install_karmada_crds()
         self.apply_manifests(self.render_manifests(webhook))
+        if crds:
+            self.patch_crd_conversion()
         self.wait_webhooks_called()
 
     def unregister(self):

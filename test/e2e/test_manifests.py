@@ -1,23 +1,23 @@
 #!/usr/bin/env python3
-"""The deployment manifests (manifests/): every overlay renders, and what it renders fits the server.
+"""The deployment manifests (manifests/): generated from the route table, rendered, fit for the server.
 
-Renders manifests/base and every manifests/overlays/* with `kubectl kustomize` (kubectl 1.20's
-built-in kustomize v2.0.3 and later ones; $KUBECTL overrides the kubectl on PATH) and checks:
+- generated: `karmada-policy-webhook manifests DIR` writes exactly the committed generated files
+  (after putting back the caBundle values and URL host that fill-ca-bundle.sh and set-url-host.sh
+  set); a stale one fails with its diff and the command that regenerates it;
+- rendered: manifests/base and every manifests/overlays/* render with `kubectl kustomize` ($KUBECTL,
+  else the kubectl on PATH; kubectl 1.20's built-in kustomize v2.0.3 and later) and each holds
+  exactly one entry per route of `routes` (AdmissionReview), in the table's order, in the Mutating or
+  Validating configuration, as the row says (rules from `kinds`, operations, objectSelector, the
+  entry's fields), reaching the server as the overlay does (the Service and its namespace, or the
+  URL) with the overlay's CA (placeholder, or cert-manager's inject-ca-from naming the Certificate
+  whose Secret the pods mount); every conversion route's CRD patches point at it;
+- every object's apply-to label; the CRDs we ship agree with the kind table;
+- the Deployment: every flag one `serve --help` lists, its arguments start the server, security,
+  probes, rollout; the Service and the PodDisruptionBudget; the Dockerfile;
+- fill-ca-bundle.sh and set-url-host.sh (on a copy of manifests/) fill every entry, idempotently.
 
-- every webhook path of the kind table (`karmada-policy-webhook kinds`) has exactly one entry, in the
-  Mutating or Validating configuration as the registry says, with the right group, resource and
-  scope, and no entry points at a path the server does not serve;
-- the entries' common fields (the route's operations, Fail, None, v1+v1beta1, 3 s, Equivalent), their
-  clientConfig (the Service and its namespace, or an https URL) and their CA (caBundle, or
-  cert-manager's inject-ca-from naming a Certificate that makes the Secret the pods mount);
-- every flag of the Deployment is one `serve --help` lists, and the Deployment as written starts
-  the server (probe and metrics ports answer) and stops on SIGTERM within its grace period;
-- the Deployment's security context, probes, resources, rollout, volume; the Service and the PDB;
-- fill-ca-bundle.sh and set-url-host.sh work and are idempotent (on a copy of manifests/);
-- the Dockerfile builds from the Makefile's packages and runs `serve` as user 65532.
-
-Needs kubectl and PyYAML (Debian: kubernetes-client or any kubectl, python3-yaml). A missing kubectl
-FAILS the test: it never passes without rendering.
+Needs kubectl and PyYAML (Debian: kubernetes-client or any kubectl, python3-yaml); a missing kubectl
+FAILS the test, it never passes without rendering.
 
     test_manifests.py --binary build/karmada-policy-webhook --source .
 """
@@ -25,6 +25,7 @@ FAILS the test: it never passes without rendering.
 from __future__ import annotations
 
 import base64
+import difflib
 import glob
 import json
 import os
@@ -34,8 +35,6 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.parse
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -43,851 +42,421 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness  # noqa: E402
 from harness import check  # noqa: E402
 
-SYSTEM_PYTHON = "/usr/bin/python3"
-
 try:
     import yaml
-except ImportError:  # e.g. a pyenv python without PyYAML: Debian's python3-yaml is the system one's
-    if (os.path.realpath(sys.executable) != os.path.realpath(SYSTEM_PYTHON)
-            and os.access(SYSTEM_PYTHON, os.X_OK) and not os.environ.get("KPW_MANIFESTS_REEXEC")):
-        os.environ["KPW_MANIFESTS_REEXEC"] = "1"
-        os.execv(SYSTEM_PYTHON, [SYSTEM_PYTHON] + sys.argv)
-    yaml = None
+except ImportError:  # a python without PyYAML: Debian's python3-yaml is the system one's
+    if os.path.realpath(sys.executable) != "/usr/bin/python3" and not os.environ.get("KPW_REEXEC"):
+        os.environ["KPW_REEXEC"] = "1"
+        os.execv("/usr/bin/python3", ["/usr/bin/python3"] + sys.argv)
+    raise
 
-RENDER_TIMEOUT = 120          # seconds per `kubectl kustomize`
-SERVER_START_TIMEOUT = 15.0   # seconds until the Deployment's server answers its probes
-
-EXPECTED_OVERLAYS = ("cert-manager", "self-signed", "url")
 NAME = "karmada-policy-webhook"
+NAMESPACE = "karmada-system"
 APPLY_TO = "karmada-policy-webhook.karmada.io/apply-to"
-CA_PLACEHOLDER = "{{caBundle}}"
 INJECT_CA = "cert-manager.io/inject-ca-from"
-
-# The Deployment's arguments, as the issue fixes them.
-EXPECTED_ARGS = {
-    "--bind-address": "0.0.0.0",
-    "--secure-port": "8443",
-    "--cert-dir": "/var/serving-cert",
-    "--tls-cert-file-name": "tls.crt",
-    "--tls-private-key-file-name": "tls.key",
-    "--tls-min-version": "1.3",
-    "--health-probe-bind-address": ":8000",
-    "--metrics-bind-address": ":8080",
-    "--logging-format": "json",
-    "--shutdown-delay": "5s",
-    "--shutdown-grace": "30s",
-}
-
-HOST_CLUSTER_KINDS = {"Deployment", "Service", "PodDisruptionBudget", "ServiceAccount", "Secret",
-                      "Issuer", "Certificate"}
-KARMADA_APISERVER_KINDS = {"MutatingWebhookConfiguration", "ValidatingWebhookConfiguration",
-                           "CustomResourceDefinition"}
+PLACEHOLDER = "{{caBundle}}"
+DEFAULT_HOST = "karmada-policy-webhook.karmada-system.svc.cluster.local:443"
+MARKER = "# Generated by `karmada-policy-webhook manifests"
+REGENERATE = "make manifests  (build/karmada-policy-webhook manifests manifests)"
+CONFIGS = {True: "MutatingWebhookConfiguration", False: "ValidatingWebhookConfiguration"}
+HOST_CLUSTER = {"Deployment", "Service", "PodDisruptionBudget", "ServiceAccount", "Issuer",
+                "Certificate"}
+EXPECTED_ARGS = {"--bind-address": "0.0.0.0", "--secure-port": "8443",
+                 "--cert-dir": "/var/serving-cert", "--tls-min-version": "1.3",
+                 "--health-probe-bind-address": ":8000", "--metrics-bind-address": ":8080",
+                 "--logging-format": "json", "--shutdown-delay": "5s", "--shutdown-grace": "30s"}
 
 
-# --- helpers -------------------------------------------------------------------------------------
-
-class Problems:
-    """Collects every problem of a test, so one run shows all of them."""
-
-    def __init__(self):
-        self.items = []
-
-    def add(self, where: str, message: str, *args):
-        self.items.append("%s: %s" % (where, message % args if args else message))
-
-    def expect(self, condition, where: str, message: str, *args):
-        if not condition:
-            self.add(where, message, *args)
-        return bool(condition)
-
-    def done(self):
-        check(not self.items, "%d problem(s):\n  %s", len(self.items), "\n  ".join(self.items))
+def run(cmd, timeout=120):
+    proc = subprocess.run(cmd, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=timeout)
+    return proc
 
 
-def duration_seconds(text: str) -> float:
-    """Go-style duration ("5s", "1m30s", "500ms") or plain seconds."""
-    if re.fullmatch(r"\d+(\.\d+)?", text):
-        return float(text)
-    units = {"ms": 0.001, "s": 1, "m": 60, "h": 3600}
-    parts = re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text)
-    check(parts and "".join(a + b for a, b in parts) == text, "not a duration: %r", text)
-    return sum(float(a) * units[b] for a, b in parts)
+def read(path):
+    with open(path, encoding="utf-8") as f:
+        return f.read()
 
 
-def address_port(address: str) -> int:
-    """Port of `host:port`, `:port` or `[v6]:port`."""
-    m = re.fullmatch(r"(?:\[[^\]]*\]|[^:\[\]]*):(\d+)", address)
-    check(m is not None, "not a host:port address: %r", address)
-    return int(m.group(1))
+def user_values_reset(text: str) -> str:
+    """`text` with the caBundle values and URL hosts back as generated (fill-ca-bundle.sh's rule)."""
+    out, prev = [], ""
+    for line in text.splitlines(keepends=True):
+        if prev.rstrip("\n").endswith("/caBundle") and re.match(r" *value: ", line):
+            line = re.sub(r"value: .*", 'value: "%s"' % PLACEHOLDER, line)
+        line = re.sub(r"^( *caBundle: ).*", r'\1"%s"' % PLACEHOLDER, line)
+        line = re.sub(r"^( *(value|url): https://)[^/]+/", r"\g<1>%s/" % DEFAULT_HOST, line)
+        out.append(line)
+        prev = line
+    return "".join(out)
 
-
-def run(cmd, timeout=RENDER_TIMEOUT, cwd=None, env=None):
-    return subprocess.run(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, timeout=timeout, cwd=cwd, env=env)
-
-
-def labels_match(selector: dict, labels: dict) -> bool:
-    return bool(selector) and all(labels.get(k) == v for k, v in selector.items())
-
-
-# --- the registry --------------------------------------------------------------------------------
-
-def read_kinds(binary: str):
-    """The kind table (harness.kind_table): the registry rows [(path, group, kind, mutating)] and
-    {(group, kind): (plural, scope)}."""
-    rows, kinds = [], {}
-    for k in harness.kind_table(binary):
-        kinds[(k.group, k.kind)] = (k.resource, k.scope)
-        if k.validate_path:  # a kind may have a mutating path only (ClusterResourceBinding)
-            rows.append((k.validate_path, k.group, k.kind, False))
-        if k.mutate_path:
-            rows.append((k.mutate_path, k.group, k.kind, True))
-    return rows, kinds
-
-
-# --- the environment -----------------------------------------------------------------------------
 
 class Env:
-    def __init__(self, binary: str, source: str):
-        self.binary = binary
-        self.source = source
-        self.manifests = os.path.join(source, "manifests")
+    def __init__(self, args):
+        self.binary, self.source = args.binary, args.source
+        self.manifests = os.path.join(args.source, "manifests")
         self.kubectl = os.environ.get("KUBECTL") or shutil.which("kubectl")
-        self.kubectl_version = None
-        self.registry, self.kinds = read_kinds(binary)
-        # What each path registers (the route table's operations: CREATE only for the bindings'
-        # mutators, as upstream's entries).
-        self.operations = {r["path"]: sorted(r["operations"]) for r in harness.route_table(binary)}
-        self.rendered = {}         # "base", "overlays/<name>" -> [documents]
-        self.render_errors = {}    # same keys -> message
+        self.routes = harness.route_table(self.binary)
+        proc = run([self.binary, "kinds"])
+        check(proc.returncode == 0, "`kinds` exited %d", proc.returncode)
+        self.kinds = {(k["group"], k["kind"]): k for k in json.loads(proc.stdout)}
+        self.generated = self.generate(harness.temp_dir("generated"))
 
-    def targets(self) -> list:
-        """Every kustomization to render: base and each overlay (relative to manifests/)."""
-        found = ["base"]
-        for path in sorted(glob.glob(os.path.join(self.manifests, "overlays", "*",
-                                                  "kustomization.yaml"))):
-            found.append("overlays/" + os.path.basename(os.path.dirname(path)))
-        return found
-
-    def overlays(self) -> list:
-        """Rendered overlays; fails when one could not be rendered."""
-        names = [t for t in self.targets() if t.startswith("overlays/")]
-        missing = [n for n in names if n not in self.rendered]
-        check(not missing, "not rendered (see test render_every_overlay): %s",
-              ", ".join("%s (%s)" % (n, self.render_errors.get(
-                  n, "no kubectl" if self.kubectl is None else "?")) for n in missing))
-        return [(n, self.rendered[n]) for n in names]
-
-    def need_kubectl(self):
-        check(self.kubectl is not None,
-              "kubectl not found: install it (Debian: apt-get install kubernetes-client) or set "
-              "KUBECTL=/path/to/kubectl; the manifests cannot be checked without rendering them")
+    def generate(self, into: str) -> dict:
+        """{path relative to manifests/: text} of `manifests` run into an empty folder."""
+        proc = run([self.binary, "manifests", into])
+        check(proc.returncode == 0, "`manifests %s` exited %d: %s", into, proc.returncode,
+              proc.stderr)
+        return {os.path.relpath(p, into): read(p)
+                for p in glob.glob(os.path.join(into, "**", "*.yaml"), recursive=True)}
 
     def render(self, directory: str) -> list:
-        """`kubectl kustomize DIR` parsed into a list of documents."""
-        self.need_kubectl()
+        check(self.kubectl, "kubectl not found: install it (Debian: kubernetes-client) or set "
+              "KUBECTL; the manifests cannot be checked without rendering them")
         proc = run([self.kubectl, "kustomize", directory])
-        # Newer kustomize warns that the fields kubectl 1.20's needs are deprecated: not news.
-        stderr = "\n".join(line for line in proc.stderr.decode("utf-8", "replace").splitlines()
-                           if not line.startswith("# Warning: "))
         check(proc.returncode == 0, "kubectl kustomize %s failed (%d): %s", directory,
-              proc.returncode, stderr.strip()[-2000:])
-        try:
-            docs = [d for d in yaml.safe_load_all(proc.stdout.decode("utf-8")) if d]
-        except yaml.YAMLError as e:
-            raise AssertionError("kubectl kustomize %s printed invalid YAML: %s" % (directory, e))
-        for d in docs:
-            check(isinstance(d, dict) and d.get("kind") and isinstance(d.get("metadata"), dict),
-                  "kubectl kustomize %s printed a document without kind/metadata: %r", directory,
-                  str(d)[:200])
-        return docs
+              proc.returncode, proc.stderr[-2000:])
+        return [d for d in yaml.safe_load_all(proc.stdout) if d]
+
+    @property
+    def rendered(self) -> dict:
+        """{"base" or an overlay's name: its documents}, rendered once."""
+        if not hasattr(self, "_rendered"):
+            names = sorted(os.path.basename(os.path.dirname(p)) for p in glob.glob(
+                os.path.join(self.manifests, "overlays", "*", "kustomization.yaml")))
+            self._rendered = {n: self.render(os.path.join(self.manifests, "overlays", n))
+                              for n in names}
+            self._rendered["base"] = self.render(os.path.join(self.manifests, "base"))
+        return self._rendered
+
+    def admission_routes(self, mutating):
+        return [r for r in self.routes if r.get("takes", "AdmissionReview") == "AdmissionReview"
+                and (r["type"] == "mutating") == mutating]
 
 
 def find(docs, kind, name=None):
-    return [d for d in docs if d.get("kind") == kind
-            and (name is None or d["metadata"].get("name") == name)]
+    return [d for d in docs if d["kind"] == kind and name in (None, d["metadata"]["name"])]
 
 
-def one(docs, kind, name=None):
+def one(docs, kind, name=NAME):
     found = find(docs, kind, name)
-    check(len(found) == 1, "expected one %s%s, found %d", kind, " " + name if name else "",
-          len(found))
+    check(len(found) == 1, "expected one %s %s, found %d", kind, name, len(found))
     return found[0]
 
 
-def deployment_parts(docs):
-    """(deployment, pod spec, container, {--flag: value}) of the one Deployment."""
-    dep = one(docs, "Deployment", NAME)
-    pod = dep["spec"]["template"]["spec"]
-    containers = pod.get("containers") or []
-    check(len(containers) == 1, "the Deployment has %d containers, expected 1", len(containers))
-    container = containers[0]
-    args = {}
-    for arg in container.get("args") or []:
-        m = re.fullmatch(r"(--[a-z0-9][a-z0-9-]*)=(.*)", str(arg))
-        check(m is not None, "Deployment argument %r is not of the form --flag=value", arg)
-        check(m.group(1) not in args, "Deployment argument %s given twice", m.group(1))
-        args[m.group(1)] = m.group(2)
-    return dep, pod, container, args
+def deployment(docs):
+    """(pod spec, container, {--flag: value}) of the Deployment."""
+    pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    check(len(pod["containers"]) == 1, "the Deployment has %d containers", len(pod["containers"]))
+    c = pod["containers"][0]
+    args = dict(re.fullmatch(r"(--[a-z0-9-]+)=(.*)", a).groups() for a in c["args"])
+    check(len(args) == len(c["args"]), "a Deployment argument is given twice: %s", c["args"])
+    return pod, c, args
 
 
-# --- tests: rendering ---------------------------------------------------------------------------
+# --- generated from the table ------------------------------------------------------------------
 
-def test_render_every_overlay(env):
-    if yaml is None:
-        raise AssertionError("PyYAML is not installed (Debian: apt-get install python3-yaml)")
-    env.need_kubectl()
-    proc = run([env.kubectl, "version", "--client"])
-    env.kubectl_version = proc.stdout.decode("utf-8", "replace").strip().splitlines()[:1]
-    print("  kubectl: %s (%s)" % (env.kubectl, "; ".join(env.kubectl_version)), flush=True)
-    problems = Problems()
-    targets = env.targets()
-    for name in EXPECTED_OVERLAYS:
-        problems.expect("overlays/" + name in targets, "manifests/overlays/" + name,
-                        "missing (no kustomization.yaml)")
-    for target in targets:
-        try:
-            env.rendered[target] = env.render(os.path.join(env.manifests, target))
-        except AssertionError as e:
-            env.render_errors[target] = str(e).splitlines()[0][:300]
-            problems.add(target, "%s", e)
-    problems.done()
+def test_generated_files_are_current(env):
+    """The committed generated files are what the binary generates now (and nothing more)."""
+    problems = []
+    for path, text in sorted(env.generated.items()):
+        committed_path = os.path.join(env.manifests, path)
+        committed = read(committed_path) if os.path.exists(committed_path) else ""
+        if user_values_reset(committed) != text:
+            diff = difflib.unified_diff(committed.splitlines(True), text.splitlines(True),
+                                        "committed/" + path, "generated/" + path)
+            problems.append("".join(list(diff)[:80]))
+    for path in glob.glob(os.path.join(env.manifests, "**", "*.yaml"), recursive=True):
+        rel = os.path.relpath(path, env.manifests)
+        if rel not in env.generated and read(path).startswith(MARKER):
+            problems.append("%s says it is generated, but the table generates it no more" % rel)
+    check(not problems, "the committed manifests are not what the route table generates; "
+          "regenerate with\n  %s\nand commit the result:\n%s", REGENERATE, "\n".join(problems))
+    print("  %d generated files current" % len(env.generated), flush=True)
 
 
-def test_registry_rows_are_known(env):
-    problems = Problems()
-    paths = [row[0] for row in env.registry]
-    problems.expect(len(paths) == len(set(paths)), "kind table", "a path is served twice")
-    for path, group, kind, mutating in env.registry:
-        problems.expect((group, kind) in env.kinds, path,
-                        "kind %s/%s has no plural/scope in the kind table", group,
-                        kind)
-        prefix = "/mutate-" if mutating else "/validate-"
-        problems.expect(path.startswith(prefix), path, "mutating=%s but the path does not start "
-                        "with %s", mutating, prefix)
-    problems.done()
+def expected_entry(env, route) -> dict:
+    """The entry the row says, but for clientConfig (per overlay)."""
+    if route["kinds"]:
+        kinds = [env.kinds[(k["group"], k["kind"])] for k in route["kinds"]]
+        rules = [{"apiGroups": [k["group"]], "apiVersions": k["versions"],
+                  "resources": [k["resource"]], "scope": k["scope"]} for k in kinds]
+    else:
+        rules = [{"apiGroups": ["*"], "apiVersions": ["*"], "resources": ["*"], "scope": "*"}]
+    entry = {"name": route["entry"], "rules": [dict(r, operations=route["operations"])
+                                                for r in rules]}
+    for key in ("failurePolicy", "sideEffects", "admissionReviewVersions", "timeoutSeconds",
+                "matchPolicy", "objectSelector"):
+        if route[key] is not None:
+            entry[key] = route[key]
+    return entry
 
 
-def test_crds_agree_and_are_rendered(env):
-    problems = Problems()
-    crd_files = sorted(glob.glob(os.path.join(env.manifests, "crds", "*.yaml")))
-    crds = []
-    for path in crd_files:
-        with open(path, encoding="utf-8") as f:
-            crds += [d for d in yaml.safe_load_all(f)
-                     if d and d.get("kind") == "CustomResourceDefinition"]
-    problems.expect(crds, "manifests/crds", "holds no CustomResourceDefinition")
-    for crd in crds:
-        spec = crd["spec"]
-        key = (spec["group"], spec["names"]["kind"])
-        got = (spec["names"]["plural"], spec["scope"])
-        if key in env.kinds:
-            problems.expect(env.kinds[key] == got, crd["metadata"]["name"],
-                            "CRD says %s, the kind table says %s", got, env.kinds[key])
-    for name, docs in [("base", env.rendered.get("base"))] + env.overlays():
-        problems.expect(docs is not None, name, "not rendered")
-        for crd in crds:
-            problems.expect(find(docs or [], "CustomResourceDefinition", crd["metadata"]["name"]),
-                            name, "does not include CRD %s", crd["metadata"]["name"])
-    problems.done()
+def client_problems(overlay, docs, config, entry, path, ca=PLACEHOLDER, host=DEFAULT_HOST):
+    client = entry.pop("clientConfig", {})
+    svc = one(docs, "Service")
+    if overlay == "url":
+        want = {"url": "https://%s%s" % (host, path)}
+    else:
+        want = {"service": {"name": svc["metadata"]["name"], "path": path,
+                            "namespace": svc["metadata"].get("namespace", "default"), "port": 443}}
+        check(443 in [p["port"] for p in svc["spec"]["ports"]], "the Service has no port 443")
+    if overlay in ("url", "self-signed"):
+        want["caBundle"] = ca
+    elif overlay == "cert-manager":
+        check(config["metadata"].get("annotations", {}).get(INJECT_CA) == "%s/%s" % (
+            NAMESPACE, NAME), "%s %s: no %s", overlay, config["kind"], INJECT_CA)
+    if client == want:
+        return []
+    short = [dict(c, caBundle=c["caBundle"][:24] + "...") if len(c.get("caBundle", "")) > 24
+             else c for c in (client, want)]
+    return ["clientConfig %s, expected %s" % tuple(short)]
 
 
-# --- tests: webhook configurations ----------------------------------------------------------------
-
-def entry_path(entry):
-    client = entry.get("clientConfig") or {}
-    if client.get("service"):
-        return (client["service"].get("path") or "")
-    if client.get("url"):
-        return urllib.parse.urlsplit(client["url"]).path
-    return None
-
-
-def test_webhooks_match_registry(env):
-    """Every registered path once, in the right configuration, with the right rule; nothing more."""
-    problems = Problems()
-    for overlay, docs in env.overlays():
-        for kind, mutating in (("MutatingWebhookConfiguration", True),
-                               ("ValidatingWebhookConfiguration", False)):
-            configs = find(docs, kind)
-            problems.expect(configs, overlay, "no %s", kind)
-            entries = [e for c in configs for e in (c.get("webhooks") or [])]
-            names = [e.get("name") for e in entries]
-            problems.expect(len(names) == len(set(names)), overlay, "%s has duplicate webhook "
-                            "names: %s", kind, names)
-            by_path = {}
-            for e in entries:
-                by_path.setdefault(entry_path(e), []).append(e)
-            wanted = {row[0]: row for row in env.registry if row[3] == mutating}
-            for path, group, reg_kind, _ in wanted.values():
-                where = "%s %s %s" % (overlay, kind, path)
-                found = by_path.get(path, [])
-                if not problems.expect(len(found) == 1, where, "%d entries, expected 1",
-                                       len(found)):
-                    continue
-                e = found[0]
-                plural, scope = env.kinds.get((group, reg_kind), ("?", "?"))
-                rules = e.get("rules") or []
-                if problems.expect(len(rules) == 1, where, "%d rules, expected 1", len(rules)):
-                    r = rules[0]
-                    problems.expect(r.get("apiGroups") == [group], where, "apiGroups %s, expected "
-                                    "[%s]", r.get("apiGroups"), group)
-                    problems.expect(r.get("resources") == [plural], where, "resources %s, "
-                                    "expected [%s]", r.get("resources"), plural)
-                    problems.expect(r.get("scope") == scope, where, "scope %s, expected %s",
-                                    r.get("scope"), scope)
-                    want_ops = env.operations.get(path, ["CREATE", "UPDATE"])
-                    problems.expect(sorted(r.get("operations") or []) == want_ops,
-                                    where, "operations %s, expected %s (the route table's)",
-                                    r.get("operations"), " and ".join(want_ops))
-                    versions = r.get("apiVersions") or []
-                    problems.expect("v1alpha1" in versions or "*" in versions, where,
-                                    "apiVersions %s do not include v1alpha1", versions)
-                problems.expect(e.get("failurePolicy") == "Fail", where, "failurePolicy %s",
-                                e.get("failurePolicy"))
-                problems.expect(e.get("sideEffects") == "None", where, "sideEffects %s",
-                                e.get("sideEffects"))
-                problems.expect(e.get("admissionReviewVersions") == ["v1", "v1beta1"], where,
-                                "admissionReviewVersions %s", e.get("admissionReviewVersions"))
-                problems.expect(e.get("timeoutSeconds") == 3, where, "timeoutSeconds %s",
-                                e.get("timeoutSeconds"))
-                problems.expect(e.get("matchPolicy") == "Equivalent", where, "matchPolicy %s",
-                                e.get("matchPolicy"))
-                problems.expect(str(e.get("name", "")).endswith(".%s.karmada.io" % NAME), where,
-                                "name %r is not <kind>.%s.karmada.io", e.get("name"), NAME)
-                if mutating:
-                    problems.expect(e.get("reinvocationPolicy", "Never") == "Never", where,
-                                    "reinvocationPolicy %s", e.get("reinvocationPolicy"))
-            for path, found in by_path.items():
-                problems.expect(path in wanted, "%s %s" % (overlay, kind),
-                                "entries %s point at %r, which the server does not register as a "
-                                "%s path", [e.get("name") for e in found], path,
-                                "mutating" if mutating else "validating")
-    problems.done()
+def configuration_problems(env, overlay, docs, **client):
+    problems = []
+    for mutating, kind in CONFIGS.items():
+        entries = [e for c in find(docs, kind) for e in c.get("webhooks") or []]
+        routes = env.admission_routes(mutating)
+        if len(entries) != len(routes):
+            problems.append("%s %s: %d entries, %d routes" % (overlay, kind, len(entries),
+                                                              len(routes)))
+        for route, entry in zip(routes, entries):
+            got = json.loads(json.dumps(entry))
+            where = "%s %s %s" % (overlay, kind, route["path"])
+            problems += [where + ": " + p for p in client_problems(
+                overlay, docs, one(docs, kind), got, route["path"], **client)]
+            want = expected_entry(env, route)
+            if got != want:
+                problems.append("%s: entry %s, expected %s" % (where, got, want))
+    return problems
 
 
-def check_ca_bundle(problems, where, value, allow_placeholder):
-    if value == CA_PLACEHOLDER:
-        problems.expect(allow_placeholder, where, "caBundle is still the %s placeholder",
-                        CA_PLACEHOLDER)
-        return
-    try:
-        pem = base64.b64decode(value, validate=True)
-    except (ValueError, TypeError):
-        problems.add(where, "caBundle is not base64: %r", str(value)[:60])
-        return
-    problems.expect(b"-----BEGIN CERTIFICATE-----" in pem, where,
-                    "caBundle does not decode to a PEM certificate")
+def test_every_route_has_its_entry_in_every_overlay(env):
+    check({"cert-manager", "self-signed", "url"} <= set(env.rendered), "overlays: %s",
+          sorted(env.rendered))
+    problems = []
+    for overlay, docs in env.rendered.items():
+        problems += configuration_problems(env, overlay, docs)
+    check(not problems, "\n  ".join(problems))
+    cert = one(env.rendered["cert-manager"], "Certificate")["spec"]
+    pod, _, _ = deployment(env.rendered["cert-manager"])
+    check(cert["secretName"] in [v.get("secret", {}).get("secretName") for v in pod["volumes"]],
+          "the Certificate writes Secret %s, which the pods do not mount", cert["secretName"])
+    check("%s.%s.svc" % (NAME, NAMESPACE) in cert["dnsNames"], "dnsNames %s", cert["dnsNames"])
 
 
-def check_client_configs(problems, overlay, docs, allow_placeholder=True, ca_pem=None,
-                         url_host=None):
-    """clientConfig and CA of every entry of one rendered overlay."""
-    services = find(docs, "Service", NAME)
-    service = services[0] if len(services) == 1 else None
-    problems.expect(service is not None, overlay, "expected one Service %s", NAME)
-    for config in find(docs, "MutatingWebhookConfiguration") + \
-            find(docs, "ValidatingWebhookConfiguration"):
-        annotations = config["metadata"].get("annotations") or {}
-        inject = annotations.get(INJECT_CA)
-        if inject is not None:
-            ns, _, cert_name = inject.partition("/")
-            certs = [c for c in find(docs, "Certificate", cert_name)
-                     if c["metadata"].get("namespace") == ns]
-            if problems.expect(len(certs) == 1, "%s %s" % (overlay, config["kind"]),
-                               "%s=%s names no Certificate of this overlay", INJECT_CA, inject):
-                spec = certs[0]["spec"]
-                _, pod, _, _ = deployment_parts(docs)
-                secrets = [v["secret"]["secretName"] for v in pod.get("volumes") or []
-                           if v.get("secret")]
-                problems.expect(spec.get("secretName") in secrets, overlay,
-                                "Certificate %s writes Secret %s, the pods mount %s", cert_name,
-                                spec.get("secretName"), secrets)
-                if service is not None:
-                    svc_ns = service["metadata"].get("namespace")
-                    dns = "%s.%s.svc" % (service["metadata"]["name"], svc_ns)
-                    problems.expect(dns in (spec.get("dnsNames") or []), overlay,
-                                    "Certificate %s does not name %s", cert_name, dns)
-                issuer = (spec.get("issuerRef") or {}).get("name")
-                problems.expect(find(docs, (spec.get("issuerRef") or {}).get("kind", "Issuer"),
-                                     issuer), overlay, "Certificate %s: issuer %s is not in the "
-                                "overlay", cert_name, issuer)
-        for e in config.get("webhooks") or []:
-            where = "%s %s %s" % (overlay, config["kind"], e.get("name"))
-            client = e.get("clientConfig") or {}
-            has_service, has_url = bool(client.get("service")), bool(client.get("url"))
-            problems.expect(has_service != has_url, where, "clientConfig needs exactly one of "
-                            "service and url: %s", client)
-            if os.path.basename(overlay.split(" ")[0]) == "url":
-                # karmada-apiserver has no Service of ours: an entry the url patches missed
-                # (they patch by index) would call nothing.
-                problems.expect(has_url, where, "the url overlay left this entry on a Service")
-            if has_service and service is not None:
-                ref = client["service"]
-                problems.expect(ref.get("name") == service["metadata"]["name"], where,
-                                "service.name %s, the Service is %s", ref.get("name"),
-                                service["metadata"]["name"])
-                svc_ns = service["metadata"].get("namespace")
-                problems.expect(svc_ns, overlay, "the Service has no namespace")
-                problems.expect(ref.get("namespace") == svc_ns, where, "service.namespace %s, "
-                                "the Service is in %s", ref.get("namespace"), svc_ns)
-                ports = [p.get("port") for p in service["spec"].get("ports") or []]
-                problems.expect(ref.get("port", 443) in ports, where, "service.port %s is not a "
-                                "port of the Service (%s)", ref.get("port", 443), ports)
-            if has_url:
-                u = urllib.parse.urlsplit(client["url"])
-                problems.expect(u.scheme == "https" and u.hostname and not u.query
-                                and not u.fragment and not u.username, where,
-                                "url %s is not https://host[:port]/path", client["url"])
-                if url_host is not None:
-                    problems.expect(u.netloc == url_host, where, "url host %s, expected %s",
-                                    u.netloc, url_host)
-            bundle = client.get("caBundle")
-            if inject is not None:
-                problems.expect(not bundle, where, "has a caBundle and %s: cainjector and "
-                                "kubectl apply would fight over it", INJECT_CA)
-            elif problems.expect(bundle, where, "no caBundle and no %s annotation", INJECT_CA):
-                check_ca_bundle(problems, where, bundle, allow_placeholder)
-                if ca_pem is not None:
-                    problems.expect(bundle == base64.b64encode(ca_pem).decode(), where,
-                                    "caBundle is not base64 of the CA given to fill-ca-bundle.sh")
+def test_conversion_routes_patch_their_crds(env):
+    """Each conversion route's CRD patches (one per kind and overlay) point at its path."""
+    want = set()
+    for route in (r for r in env.routes if r.get("takes") == "ConversionReview"):
+        for k in route["kinds"]:
+            crd = "%s.%s" % (env.kinds[(k["group"], k["kind"])]["resource"], k["group"])
+            for overlay in ("cert-manager", "self-signed", "url"):
+                rel = "overlays/%s/crd-conversion/%s.yaml" % (overlay, crd)
+                want.add(rel)
+                patch = yaml.safe_load(read(os.path.join(env.manifests, rel)))
+                client = patch["spec"]["conversion"]["webhook"]["clientConfig"]
+                check(patch["metadata"]["name"] == crd and patch["spec"]["conversion"][
+                    "strategy"] == "Webhook", "%s: %s", rel, patch)
+                if overlay == "url":
+                    check(client["url"] == "https://%s%s" % (DEFAULT_HOST, route["path"]),
+                          "%s: url %s", rel, client.get("url"))
+                else:
+                    check(client["service"] == {"name": NAME, "namespace": NAMESPACE,
+                                                "path": route["path"], "port": 443},
+                          "%s: service %s", rel, client.get("service"))
+                check(client.get("caBundle") == (None if overlay == "cert-manager"
+                                                 else PLACEHOLDER), "%s: caBundle", rel)
+    got = {os.path.relpath(p, env.manifests) for p in glob.glob(
+        os.path.join(env.manifests, "overlays", "*", "crd-conversion", "*.yaml"))}
+    check(got == want, "CRD conversion patches %s, expected %s", sorted(got), sorted(want))
+    print("  %d CRD conversion patches" % len(want), flush=True)
 
 
-def test_webhook_client_config_and_ca(env):
-    problems = Problems()
-    for overlay, docs in env.overlays():
-        check_client_configs(problems, overlay, docs)
-    problems.done()
-
-
-def test_apply_to_labels(env):
-    """Every object says which API server it goes to (the url overlay splits by this label)."""
-    problems = Problems()
-    for overlay, docs in env.overlays():
-        namespaces = set()
+def test_apply_to_labels_and_crds(env):
+    """Every object says which API server it goes to; our CRDs agree with the kind table."""
+    for overlay, docs in env.rendered.items():
         for d in docs:
-            kind, meta = d["kind"], d["metadata"]
-            where = "%s %s %s" % (overlay, kind, meta.get("name"))
-            label = (meta.get("labels") or {}).get(APPLY_TO)
-            if kind in HOST_CLUSTER_KINDS:
-                problems.expect(label == "host-cluster", where, "%s=%s, expected host-cluster",
-                                APPLY_TO, label)
-                problems.expect(meta.get("namespace"), where, "no namespace")
-                namespaces.add(meta.get("namespace"))
-            elif kind in KARMADA_APISERVER_KINDS:
-                problems.expect(label == "karmada-apiserver", where,
-                                "%s=%s, expected karmada-apiserver", APPLY_TO, label)
-            else:
-                problems.expect(label in ("host-cluster", "karmada-apiserver"), where,
-                                "%s=%s", APPLY_TO, label)
-        problems.expect(len(namespaces) <= 1, overlay, "the server's objects are spread over "
-                        "namespaces %s", sorted(map(str, namespaces)))
-    problems.done()
+            label = d["metadata"].get("labels", {}).get(APPLY_TO)
+            want = "host-cluster" if d["kind"] in HOST_CLUSTER else "karmada-apiserver"
+            check(label == want, "%s %s %s: %s=%s, expected %s", overlay, d["kind"],
+                  d["metadata"]["name"], APPLY_TO, label, want)
+            if d["kind"] == "CustomResourceDefinition":
+                s = d["spec"]
+                k = env.kinds.get((s["group"], s["names"]["kind"]))
+                check(k and (k["resource"], k["scope"]) == (s["names"]["plural"], s["scope"])
+                      and k["versions"] == [v["name"] for v in s["versions"] if v["served"]],
+                      "CRD %s disagrees with `kinds`: %s", d["metadata"]["name"], k)
 
 
-# --- tests: the Deployment --------------------------------------------------------------------------
+# --- what is not generated ---------------------------------------------------------------------
 
-def serve_help_flags(env) -> set:
-    proc = run([env.binary, "serve", "--help"], timeout=30)
-    check(proc.returncode == 0, "%s serve --help exited %d: %s", env.binary, proc.returncode,
-          proc.stderr.decode("utf-8", "replace")[:500])
-    text = proc.stdout.decode("utf-8", "replace") + proc.stderr.decode("utf-8", "replace")
-    return set(re.findall(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*)", text))
-
-
-def test_deployment_flags_are_served(env):
-    """Every --flag of every overlay's Deployment is one `serve --help` lists."""
-    known = serve_help_flags(env)
-    problems = Problems()
-    for overlay, docs in env.overlays():
-        _, _, _, args = deployment_parts(docs)
-        for flag in args:
-            problems.expect(flag in known, overlay, "Deployment argument %s is not a flag of "
-                            "`%s serve` (--help lists: %s)", flag, os.path.basename(env.binary),
-                            " ".join(sorted(known)))
-        for flag, value in EXPECTED_ARGS.items():
-            problems.expect(args.get(flag) == value, overlay, "Deployment argument %s=%s, "
-                            "expected %s", flag, args.get(flag), value)
-    problems.done()
-
-
-def effective(pod, container, key):
-    """A security setting: the container's, else the pod's."""
-    c = container.get("securityContext") or {}
-    return c[key] if key in c else (pod.get("securityContext") or {}).get(key)
-
-
-def port_number(container, port):
-    if isinstance(port, int):
-        return port
-    for p in container.get("ports") or []:
-        if p.get("name") == port:
-            return p.get("containerPort")
-    return None
-
-
-def test_deployment_security_probes_and_rollout(env):
-    problems = Problems()
-    for overlay, docs in env.overlays():
-        dep, pod, c, args = deployment_parts(docs)
-        spec = dep["spec"]
-        w = overlay + " Deployment"
-        problems.expect(spec.get("replicas") == 2, w, "replicas %s", spec.get("replicas"))
-        strategy = spec.get("strategy") or {}
-        rolling = strategy.get("rollingUpdate") or {}
-        problems.expect(strategy.get("type", "RollingUpdate") == "RollingUpdate"
-                        and rolling.get("maxUnavailable") == 0 and rolling.get("maxSurge") == 1,
-                        w, "strategy %s, expected RollingUpdate maxUnavailable 0 maxSurge 1",
-                        strategy)
-        # Security.
-        problems.expect(effective(pod, c, "runAsNonRoot") is True, w, "runAsNonRoot not true")
-        problems.expect(effective(pod, c, "runAsUser") == 65532, w, "runAsUser %s",
-                        effective(pod, c, "runAsUser"))
-        sc = c.get("securityContext") or {}
-        problems.expect(sc.get("readOnlyRootFilesystem") is True, w,
-                        "readOnlyRootFilesystem not true")
-        problems.expect(sc.get("allowPrivilegeEscalation") is False, w,
-                        "allowPrivilegeEscalation not false")
-        problems.expect("ALL" in ((sc.get("capabilities") or {}).get("drop") or []), w,
-                        "capabilities.drop lacks ALL")
-        problems.expect(not (sc.get("capabilities") or {}).get("add"), w, "adds capabilities")
-        problems.expect(not sc.get("privileged"), w, "privileged")
-        problems.expect((effective(pod, c, "seccompProfile") or {}).get("type") == "RuntimeDefault",
-                        w, "seccompProfile %s", effective(pod, c, "seccompProfile"))
-        problems.expect(pod.get("automountServiceAccountToken") is False, w,
-                        "automountServiceAccountToken not false")
-        problems.expect(not pod.get("hostNetwork"), w, "hostNetwork")
-        # Resources.
-        res = c.get("resources") or {}
-        problems.expect((res.get("requests") or {}).get("cpu") == "100m"
-                        and (res.get("requests") or {}).get("memory") == "32Mi", w,
-                        "requests %s, expected cpu 100m memory 32Mi", res.get("requests"))
-        problems.expect((res.get("limits") or {}).get("memory") == "256Mi", w,
-                        "limits %s, expected memory 256Mi", res.get("limits"))
-        # Ports and probes agree with the flags.
-        ports = {p.get("name"): p.get("containerPort") for p in c.get("ports") or []}
-        want_ports = {"https": int(args.get("--secure-port", "8443")),
-                      "probes": address_port(args.get("--health-probe-bind-address", ":8000")),
-                      "metrics": address_port(args.get("--metrics-bind-address", ":8080"))}
-        problems.expect(ports == want_ports, w, "container ports %s, expected %s", ports,
-                        want_ports)
+def test_deployment(env):
+    """Flags `serve --help` lists; security, probes, resources, rollout; Service and PDB."""
+    proc = run([env.binary, "serve", "--help"])
+    known = set(re.findall(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*)", proc.stdout + proc.stderr))
+    for overlay, docs in env.rendered.items():
+        pod, c, args = deployment(docs)
+        dep = one(docs, "Deployment")["spec"]
+        check(set(args) <= known, "%s: not flags of `serve`: %s", overlay, set(args) - known)
+        check(EXPECTED_ARGS.items() <= args.items(), "%s: arguments %s", overlay, args)
+        sc = c["securityContext"]
+        check(dep["replicas"] == 2 and dep["strategy"]["rollingUpdate"] == {
+            "maxUnavailable": 0, "maxSurge": 1}, "%s: replicas, rollout %s", overlay, dep)
+        check(pod["securityContext"]["runAsNonRoot"] and sc["runAsUser"] == 65532
+              and sc["readOnlyRootFilesystem"] and sc["allowPrivilegeEscalation"] is False
+              and sc["capabilities"] == {"drop": ["ALL"]} and not sc.get("privileged")
+              and sc["seccompProfile"]["type"] == "RuntimeDefault"
+              and pod["automountServiceAccountToken"] is False and not pod.get("hostNetwork"),
+              "%s: security context %s / %s", overlay, pod["securityContext"], sc)
+        check(c["resources"] == {"requests": {"cpu": "100m", "memory": "32Mi"},
+                                 "limits": {"memory": "256Mi"}}, "%s: %s", overlay, c["resources"])
+        ports = {p["name"]: p["containerPort"] for p in c["ports"]}
+        check(ports == {"https": 8443, "probes": 8000, "metrics": 8080}, "ports %s", ports)
         for probe, path in (("readinessProbe", "/readyz"), ("livenessProbe", "/healthz")):
-            get = (c.get(probe) or {}).get("httpGet") or {}
-            problems.expect(get.get("path") == path
-                            and port_number(c, get.get("port")) == want_ports["probes"]
-                            and get.get("scheme", "HTTP") == "HTTP", w,
-                            "%s %s, expected HTTP GET %s on port %d", probe, get or None, path,
-                            want_ports["probes"])
-        pre_stop = ((c.get("lifecycle") or {}).get("preStop") or {}).get("exec", {}).get("command")
-        try:
-            delay = duration_seconds(args.get("--shutdown-delay", "0"))
-        except AssertionError:
-            delay = -1
-        problems.expect(pre_stop == ["sleep", "%g" % delay], w,
-                        "preStop %s, expected a sleep matching --shutdown-delay (%g s)", pre_stop,
-                        delay)
-        # Graceful stop fits in the grace period: preStop sleep, shutdown delay, grace.
-        try:
-            needed = 2 * duration_seconds(args.get("--shutdown-delay", "0")) + \
-                duration_seconds(args.get("--shutdown-grace", "0"))
-        except AssertionError as e:
-            problems.add(w, "%s", e)
-            needed = 0
-        grace = pod.get("terminationGracePeriodSeconds", 30)
-        problems.expect(grace > needed, w, "terminationGracePeriodSeconds %s is not more than "
-                        "preStop + --shutdown-delay + --shutdown-grace (%g s)", grace, needed)
-        # Serving certificate volume.
-        mounts = {m.get("name"): m for m in c.get("volumeMounts") or []}
-        cert_mounts = [m for m in mounts.values() if m.get("mountPath") == args.get("--cert-dir")]
-        if problems.expect(len(cert_mounts) == 1, w, "nothing mounted at --cert-dir %s",
-                           args.get("--cert-dir")):
-            m = cert_mounts[0]
-            problems.expect(m.get("readOnly") is True, w, "the certificate mount is not readOnly")
-            vols = [v for v in pod.get("volumes") or [] if v.get("name") == m.get("name")]
-            problems.expect(len(vols) == 1 and (vols[0].get("secret") or {}).get("secretName")
-                            == "%s-cert" % NAME, w, "volume %s is not Secret %s-cert",
-                            m.get("name"), NAME)
-            problems.expect(not m.get("subPath"), w, "the certificate mount uses subPath, which "
-                            "never sees Secret updates")
-        # Spread over nodes.
-        labels = dep["spec"]["template"]["metadata"].get("labels") or {}
-        problems.expect(labels_match((dep["spec"].get("selector") or {}).get("matchLabels"),
-                                     labels), w, "selector does not match the pod labels")
-        terms = ((pod.get("affinity") or {}).get("podAntiAffinity") or {}) \
-            .get("preferredDuringSchedulingIgnoredDuringExecution") or []
-        problems.expect(any(t.get("podAffinityTerm", {}).get("topologyKey") ==
-                            "kubernetes.io/hostname" and labels_match(
-                                (t["podAffinityTerm"].get("labelSelector") or {})
-                                .get("matchLabels"), labels) for t in terms), w,
-                        "no preferred pod anti-affinity by hostname on its own labels")
-        problems.expect(c.get("image"), w, "no image")
-    problems.done()
+            get = c[probe]["httpGet"]
+            check((get["path"], get["port"], get.get("scheme")) == (path, 8000, "HTTP"),
+                  "%s: %s %s", overlay, probe, get)
+        check(c["lifecycle"]["preStop"]["exec"]["command"] == ["sleep", "5"]
+              and pod["terminationGracePeriodSeconds"] > 5 + 5 + 30,
+              "%s: preStop + --shutdown-delay + --shutdown-grace must fit the grace period", overlay)
+        mount = [m for m in c["volumeMounts"] if m["mountPath"] == args["--cert-dir"]]
+        check(len(mount) == 1 and mount[0]["readOnly"] and not mount[0].get("subPath"),
+              "%s: the certificate mount %s", overlay, mount)
+        labels = one(docs, "Deployment")["spec"]["template"]["metadata"]["labels"]
+        svc, pdb = one(docs, "Service")["spec"], one(docs, "PodDisruptionBudget")["spec"]
+        check(svc["selector"] == labels and pdb["selector"]["matchLabels"] == labels
+              and pdb["minAvailable"] == 1, "%s: Service/PDB selectors", overlay)
+        check({p["port"]: p["targetPort"] for p in svc["ports"]} == {443: "https",
+                                                                     8080: "metrics"},
+              "%s: Service ports %s", overlay, svc["ports"])
 
 
-def test_service_and_disruption_budget(env):
-    problems = Problems()
-    for overlay, docs in env.overlays():
-        dep, _, c, args = deployment_parts(docs)
-        labels = dep["spec"]["template"]["metadata"].get("labels") or {}
-        svc = one(docs, "Service", NAME)
-        w = overlay + " Service"
-        problems.expect(labels_match(svc["spec"].get("selector"), labels), w,
-                        "selector %s does not match the pod labels %s", svc["spec"].get("selector"),
-                        labels)
-        ports = {p.get("port"): port_number(c, p.get("targetPort"))
-                 for p in svc["spec"].get("ports") or []}
-        problems.expect(ports.get(443) == int(args.get("--secure-port", "8443")), w,
-                        "port 443 goes to %s, not --secure-port", ports.get(443))
-        problems.expect(ports.get(8080) == address_port(args.get("--metrics-bind-address",
-                                                                   ":8080")), w,
-                        "port 8080 goes to %s, not the metrics port", ports.get(8080))
-        pdb = one(docs, "PodDisruptionBudget", NAME)
-        w = overlay + " PodDisruptionBudget"
-        problems.expect(pdb["spec"].get("minAvailable") == 1, w, "minAvailable %s",
-                        pdb["spec"].get("minAvailable"))
-        problems.expect(labels_match((pdb["spec"].get("selector") or {}).get("matchLabels"),
-                                     labels), w, "selector does not match the pod labels")
-    problems.done()
-
-
-def http_get(port: int, path: str):
+def http_status(port, path):
     try:
         with urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=5) as r:
-            return r.status, r.read()
-    except urllib.error.HTTPError as e:
-        return e.code, e.read()
-    except (OSError, urllib.error.URLError):
-        return None, b""
+            return r.status
+    except OSError:
+        return None
 
 
 def test_deployment_args_start_the_server(env):
-    """The Deployment's own arguments (addresses, ports and --cert-dir moved to this machine) start
-    the server: probes and /metrics answer; SIGTERM stops it within its grace period."""
-    overlay, docs = env.overlays()[0]
-    _, pod, _, args = deployment_parts(docs)
-    certs = harness.make_certs(env.source)
+    """The Deployment's own arguments (addresses and --cert-dir moved to this machine) start the
+    server: probes and /metrics answer; SIGTERM stops it within the grace period."""
+    pod, _, args = deployment(env.rendered["url"])
     https, probes, metrics = harness.free_port(), harness.free_port(), harness.free_port()
-    local = dict(args)
-    local.update({"--bind-address": "127.0.0.1", "--secure-port": str(https),
-                  "--cert-dir": certs, "--health-probe-bind-address": "127.0.0.1:%d" % probes,
-                  "--metrics-bind-address": "127.0.0.1:%d" % metrics})
-    cmd = [env.binary, "serve"] + ["%s=%s" % kv for kv in local.items()]
-    log = open(os.path.join(harness.temp_dir("deployment-args"), "stderr"), "w+b")
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=log)
-
-    def stderr():
-        log.seek(0)
-        return log.read().decode("utf-8", "replace")[-3000:]
-
+    args.update({"--bind-address": "127.0.0.1", "--secure-port": str(https),
+                 "--cert-dir": harness.make_certs(env.source),
+                 "--health-probe-bind-address": "127.0.0.1:%d" % probes,
+                 "--metrics-bind-address": "127.0.0.1:%d" % metrics})
+    log = os.path.join(harness.temp_dir("deployment-args"), "stderr")
+    with open(log, "wb") as err:
+        proc = subprocess.Popen([env.binary, "serve"] + ["%s=%s" % kv for kv in args.items()],
+                                stdout=subprocess.DEVNULL, stderr=err)
     try:
-        deadline = time.monotonic() + SERVER_START_TIMEOUT
-        ready = None
-        while time.monotonic() < deadline and proc.poll() is None:
-            ready = http_get(probes, "/readyz")[0]
-            if ready == 200 and harness.port_is_listening(https):
-                break
+        deadline = time.monotonic() + 15
+        while http_status(probes, "/readyz") != 200 and time.monotonic() < deadline:
+            if proc.poll() is not None:
+                raise AssertionError("the server exited %d: %s" % (proc.returncode, read(log)))
             time.sleep(0.1)
-        check(proc.poll() is None, "the server exited with status %s; command: %s; stderr:\n%s",
-              proc.returncode, " ".join(cmd), stderr())
-        check(ready == 200, "GET /readyz on the probe port: %s after %.0f s; stderr:\n%s", ready,
-              SERVER_START_TIMEOUT, stderr())
-        check(harness.port_is_listening(https), "nothing listens on the HTTPS port")
-        status, _ = http_get(probes, "/healthz")
-        check(status == 200, "GET /healthz on the probe port: %s", status)
-        status, body = http_get(metrics, "/metrics")
-        check(status == 200 and b"controller_runtime_webhook_requests_total" in body,
-              "GET /metrics on the metrics port: %s %r", status, body[:200])
-        grace = pod.get("terminationGracePeriodSeconds", 30)
-        t0 = time.monotonic()
+        check(http_status(probes, "/readyz") == 200 and http_status(probes, "/healthz") == 200
+              and http_status(metrics, "/metrics") == 200 and harness.port_is_listening(https),
+              "probes, metrics or the HTTPS port do not answer")
         proc.send_signal(signal.SIGTERM)
-        try:
-            code = proc.wait(grace)
-        except subprocess.TimeoutExpired:
-            raise AssertionError("still running %d s (terminationGracePeriodSeconds) after "
-                                 "SIGTERM; stderr:\n%s" % (grace, stderr()))
-        check(code == 0, "exit status %s after SIGTERM; stderr:\n%s", code, stderr())
-        print("  stopped %.1f s after SIGTERM (grace period %d s)" % (time.monotonic() - t0, grace),
-              flush=True)
+        check(proc.wait(pod["terminationGracePeriodSeconds"]) == 0, "exit status after SIGTERM")
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
-        log.close()
-
-
-# --- tests: the scripts ----------------------------------------------------------------------------
-
-def copy_manifests(env) -> str:
-    root = harness.temp_dir("manifests")
-    shutil.copytree(env.manifests, os.path.join(root, "manifests"))
-    return os.path.join(root, "manifests")
-
-
-def read_bytes(path):
-    with open(path, "rb") as f:
-        return f.read()
-
-
-def test_fill_ca_bundle(env):
-    """fill-ca-bundle.sh CERT_DIR puts base64(ca.crt) into every entry of the self-signed and url
-    overlays; a second run changes nothing; --reset brings the placeholder back."""
-    env.need_kubectl()
-    manifests = copy_manifests(env)
-    script = os.path.join(manifests, "overlays", "self-signed", "fill-ca-bundle.sh")
-    # One patch per configuration: a kind may have a validating entry only.
-    patches = [os.path.join(manifests, "overlays", "self-signed", "ca-bundle-%s.yaml" % which)
-               for which in ("mutating", "validating")]
-
-    def read_patches():
-        return [read_bytes(p) for p in patches]
-    certs = harness.make_certs(env.source)
-    ca_pem = read_bytes(os.path.join(certs, "ca.crt"))
-    problems = Problems()
-
-    proc = run([script, certs], timeout=60)
-    check(proc.returncode == 0, "fill-ca-bundle.sh %s: exit %d: %s", certs, proc.returncode,
-          proc.stderr.decode("utf-8", "replace"))
-    first = read_patches()
-    proc = run([script, certs + "/"], timeout=60)
-    check(proc.returncode == 0, "second run: exit %d", proc.returncode)
-    problems.expect(read_patches() == first, "fill-ca-bundle.sh", "a second run changed "
-                    "ca-bundle-*.yaml")
-    for overlay in ("self-signed", "url"):
-        docs = env.render(os.path.join(manifests, "overlays", overlay))
-        check_client_configs(problems, overlay + " (filled)", docs, allow_placeholder=False,
-                             ca_pem=ca_pem)
-        entries = [e for k in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
-                   for c in find(docs, k) for e in c.get("webhooks") or []]
-        problems.expect(len(entries) == len(env.registry), overlay, "%d entries, %d registered",
-                        len(entries), len(env.registry))
-
-    proc = run([script, os.path.join(harness.temp_dir("empty"), "nothing")], timeout=60)
-    problems.expect(proc.returncode != 0 and read_patches() == first, "fill-ca-bundle.sh",
-                    "a missing CA directory must fail and leave ca-bundle-*.yaml alone")
-
-    proc = run([script, "--reset"], timeout=60)
-    check(proc.returncode == 0, "--reset: exit %d", proc.returncode)
-    docs = env.render(os.path.join(manifests, "overlays", "self-signed"))
-    bundles = [(e.get("clientConfig") or {}).get("caBundle")
-               for k in ("MutatingWebhookConfiguration", "ValidatingWebhookConfiguration")
-               for c in find(docs, k) for e in c.get("webhooks") or []]
-    problems.expect(bundles and all(b == CA_PLACEHOLDER for b in bundles), "--reset",
-                    "caBundles after --reset: %s", [str(b)[:20] for b in bundles])
-    # The committed files are the script's own output (placeholder or a filled-in CA).
-    for patch in patches:
-        name = os.path.basename(patch)
-        committed = os.path.join(env.manifests, "overlays", "self-signed", name)
-        if CA_PLACEHOLDER.encode() in read_bytes(committed):
-            problems.expect(read_bytes(committed) == read_bytes(patch), name, "the committed "
-                            "file differs from what fill-ca-bundle.sh --reset writes")
-    problems.done()
-
-
-def test_set_url_host(env):
-    """set-url-host.sh HOST[:PORT] moves every URL of the url overlay; paths stay."""
-    env.need_kubectl()
-    manifests = copy_manifests(env)
-    script = os.path.join(manifests, "overlays", "url", "set-url-host.sh")
-    problems = Problems()
-    for arg, netloc in (("webhook.example.com", "webhook.example.com:443"),
-                        ("webhook.example.com:9443", "webhook.example.com:9443")):
-        proc = run([script, arg], timeout=60)
-        check(proc.returncode == 0, "set-url-host.sh %s: exit %d: %s", arg, proc.returncode,
-              proc.stderr.decode("utf-8", "replace"))
-        docs = env.render(os.path.join(manifests, "overlays", "url"))
-        check_client_configs(problems, "url (%s)" % arg, docs, url_host=netloc)
-        paths = sorted(entry_path(e) for k in ("MutatingWebhookConfiguration",
-                                               "ValidatingWebhookConfiguration")
-                       for c in find(docs, k) for e in c.get("webhooks") or [])
-        problems.expect(paths == sorted(row[0] for row in env.registry), "url (%s)" % arg,
-                        "paths %s", paths)
-    proc = run([script, "not a host/"], timeout=60)
-    problems.expect(proc.returncode != 0, "set-url-host.sh", "accepted 'not a host/'")
-    # Back to the committed host: the files are as committed.
-    committed = yaml.safe_load(read_bytes(os.path.join(env.manifests, "overlays", "url",
-                                                       "url-mutating.yaml")))
-    host = urllib.parse.urlsplit([op["value"] for op in committed if op["op"] == "add"][0]).netloc
-    run([script, host], timeout=60)
-    for name in ("url-mutating.yaml", "url-validating.yaml"):
-        problems.expect(read_bytes(os.path.join(manifests, "overlays", "url", name)) ==
-                        read_bytes(os.path.join(env.manifests, "overlays", "url", name)),
-                        name, "set-url-host.sh %s does not give back the committed file", host)
-    problems.done()
-
-
-# --- tests: the image ------------------------------------------------------------------------------
-
-def makefile_packages(source):
-    with open(os.path.join(source, "Makefile"), encoding="utf-8") as f:
-        text = f.read().replace("\\\n", " ")
-    m = re.search(r"^DEBIAN_PACKAGES\s*:?=(.*)$", text, re.M)
-    check(m is not None, "Makefile has no DEBIAN_PACKAGES")
-    return set(m.group(1).split())
 
 
 def test_dockerfile(env):
-    """Build stage installs only Makefile packages; the runtime runs `serve` as user 65532."""
-    with open(os.path.join(env.source, "Dockerfile"), encoding="utf-8") as f:
-        text = f.read()
-    logical = re.sub(r"\\\n", " ", text)
-    stages = re.split(r"^FROM\s+", logical, flags=re.M)[1:]
-    check(len(stages) == 2, "expected two stages (build and runtime), found %d", len(stages))
-    build, runtime = stages
-    problems = Problems()
-    problems.expect(build.startswith("debian:bookworm ") or build.startswith("debian:bookworm\n")
-                    or re.match(r"debian:bookworm(@\S+)?\s", build), "build stage",
-                    "does not start FROM debian:bookworm")
-    problems.expect(runtime.startswith("debian:bookworm-slim"), "runtime stage",
-                    "is not debian:bookworm-slim")
-    wanted = makefile_packages(env.source)
-    for stage_name, stage in (("build", build), ("runtime", runtime)):
-        for m in re.finditer(r"apt-get install([^&;\n]*)", stage):
-            pkgs = {w for w in m.group(1).split() if not w.startswith("-")}
-            if stage_name == "build":
-                extra = pkgs - wanted
-                problems.expect(not extra, "build stage", "installs %s, not in the Makefile's "
-                                "DEBIAN_PACKAGES", sorted(extra))
-    problems.expect(re.search(r"-DBUILD_TESTING=OFF", build), "build stage",
-                    "does not configure with -DBUILD_TESTING=OFF")
-    problems.expect(re.search(r"-DCMAKE_BUILD_TYPE=Release", build), "build stage",
-                    "does not build Release")
-    problems.expect(re.search(r"^USER\s+65532(:65532)?\s*$", runtime, re.M), "runtime stage",
-                    "USER is not 65532")
-    m = re.search(r"^ENTRYPOINT\s+(\[.*\])\s*$", runtime, re.M)
-    problems.expect(m and '"serve"' in m.group(1) and NAME in m.group(1), "runtime stage",
-                    "ENTRYPOINT is not [.../%s, \"serve\"]", NAME)
-    with open(os.path.join(env.source, ".dockerignore"), encoding="utf-8") as f:
-        ignore = {line.strip().rstrip("/") for line in f if line.strip()}
-    for entry in ("build*", "certs/dev"):
-        problems.expect(entry in ignore, ".dockerignore", "does not exclude %s", entry)
-    problems.done()
+    """Build stage from the Makefile's packages; the runtime runs `serve` as user 65532."""
+    text = read(os.path.join(env.source, "Dockerfile")).replace("\\\n", " ")
+    build, runtime = re.split(r"^FROM\s+", text, flags=re.M)[1:]
+    makefile = read(os.path.join(env.source, "Makefile")).replace("\\\n", " ")
+    packages = set(re.search(r"^DEBIAN_PACKAGES\s*:?=(.*)$", makefile, re.M).group(1).split())
+    for m in re.finditer(r"apt-get install([^&;\n]*)", build):
+        extra = {w for w in m.group(1).split() if not w.startswith("-")} - packages
+        check(not extra, "the build stage installs %s, not in the Makefile", extra)
+    check(build.startswith("debian:bookworm") and runtime.startswith("debian:bookworm-slim")
+          and "-DBUILD_TESTING=OFF" in build and "-DCMAKE_BUILD_TYPE=Release" in build,
+          "build/runtime stages")
+    check(re.search(r"^USER\s+65532(:65532)?\s*$", runtime, re.M)
+          and re.search(r'^ENTRYPOINT\s+\[.*%s", "serve"\]' % NAME, runtime, re.M),
+          "runtime USER 65532, ENTRYPOINT [.../%s, \"serve\"]", NAME)
+    ignore = {line.strip().rstrip("/") for line in read(os.path.join(env.source, ".dockerignore"))
+              .splitlines()}
+    check({"build*", "certs/dev"} <= ignore, ".dockerignore: %s", ignore)
 
 
-TESTS = [
-    test_render_every_overlay,
-    test_registry_rows_are_known,
-    test_crds_agree_and_are_rendered,
-    test_webhooks_match_registry,
-    test_webhook_client_config_and_ca,
-    test_apply_to_labels,
-    test_deployment_flags_are_served,
-    test_deployment_security_probes_and_rollout,
-    test_service_and_disruption_budget,
-    test_deployment_args_start_the_server,
-    test_fill_ca_bundle,
-    test_set_url_host,
-    test_dockerfile,
-]
+# --- the scripts --------------------------------------------------------------------------------
+
+def copy_manifests(env) -> str:
+    copy = os.path.join(harness.temp_dir("manifests"), "manifests")
+    shutil.copytree(env.manifests, copy)
+    return copy
 
 
-def main_body(args):
-    if yaml is None:
-        print("FAIL PyYAML is not installed for %s (Debian: apt-get install python3-yaml)"
-              % sys.executable, flush=True)
-        print("0 passed, %d failed" % len(TESTS), flush=True)
-        return 1
-    return harness.run_tests(TESTS, Env(args.binary, args.source))
+def test_fill_ca_bundle(env):
+    """fill-ca-bundle.sh CERT_DIR puts base64(ca.crt) into every entry (and CRD patch) of the
+    self-signed and url overlays; again changes nothing; a missing CA fails; --reset undoes it."""
+    copy = copy_manifests(env)
+    script = os.path.join(copy, "overlays", "self-signed", "fill-ca-bundle.sh")
+    certs = harness.make_certs(env.source)
+    ca = base64.b64encode(open(os.path.join(certs, "ca.crt"), "rb").read()).decode()
 
+    def snapshot():
+        return {p: read(p) for p in glob.glob(os.path.join(copy, "**", "*.yaml"), recursive=True)}
+    proc = run([script, certs])
+    check(proc.returncode == 0, "fill-ca-bundle.sh %s: %s", certs, proc.stderr)
+    filled = snapshot()
+    check(run([script, certs + "/"]).returncode == 0 and snapshot() == filled,
+          "a second run changed the files")
+    problems = []
+    for overlay in ("self-signed", "url"):
+        problems += configuration_problems(env, overlay, env.render(
+            os.path.join(copy, "overlays", overlay)), ca=ca)
+    for p in glob.glob(os.path.join(copy, "overlays", "*", "crd-conversion", "*.yaml")):
+        bundle = yaml.safe_load(read(p))["spec"]["conversion"]["webhook"]["clientConfig"].get(
+            "caBundle")
+        if bundle != (None if "/cert-manager/" in p else ca):
+            problems.append("%s: caBundle %s" % (p, bundle))
+    check(not problems, "\n  ".join(problems))
+    proc = run([script, os.path.join(harness.temp_dir("empty"), "nothing")])
+    check(proc.returncode != 0 and snapshot() == filled, "a missing CA must fail, files untouched")
+    check(run([script, "--reset"]).returncode == 0, "--reset failed")
+    check({os.path.relpath(p, copy): t for p, t in snapshot().items()
+           if t.startswith(MARKER)} == env.generated, "--reset does not give the generated files")
+
+
+def test_set_url_host(env):
+    """set-url-host.sh HOST[:PORT] moves every URL of the url overlay; paths stay; back to the
+    default gives the generated files."""
+    copy = copy_manifests(env)
+    script = os.path.join(copy, "overlays", "url", "set-url-host.sh")
+    for arg, host in (("webhook.example.com", "webhook.example.com:443"),
+                      ("[fd00::1]:9443", "[fd00::1]:9443")):
+        proc = run([script, arg])
+        check(proc.returncode == 0, "set-url-host.sh %s: %s", arg, proc.stderr)
+        problems = configuration_problems(env, "url", env.render(os.path.join(
+            copy, "overlays", "url")), host=host)
+        check(not problems, "\n  ".join(problems))
+        for p in glob.glob(os.path.join(copy, "overlays", "url", "crd-conversion", "*.yaml")):
+            url = yaml.safe_load(read(p))["spec"]["conversion"]["webhook"]["clientConfig"]["url"]
+            check(url.startswith("https://%s/" % host), "%s: url %s", p, url)
+    check(run([script, "not a host/"]).returncode != 0, "accepted 'not a host/'")
+    check(run([script, DEFAULT_HOST.replace(":443", "")]).returncode == 0, "back to the default")
+    for rel, text in env.generated.items():
+        if rel.startswith("overlays/url/"):
+            check(read(os.path.join(copy, rel)) == text, "%s is not as generated", rel)
+
+
+TESTS = [test_generated_files_are_current, test_every_route_has_its_entry_in_every_overlay,
+         test_conversion_routes_patch_their_crds, test_apply_to_labels_and_crds, test_deployment,
+         test_deployment_args_start_the_server, test_dockerfile, test_fill_ca_bundle,
+         test_set_url_host]
 
 if __name__ == "__main__":
-    harness.main(main_body)
+    harness.main(lambda args: harness.run_tests(TESTS, Env(args)))

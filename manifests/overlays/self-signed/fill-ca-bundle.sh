@@ -1,15 +1,17 @@
 #!/usr/bin/env bash
-# Puts the CA that signed the webhook's serving certificate into the webhook configurations of the
-# self-signed and url overlays.
+# Puts the CA that signed the webhook's serving certificate into the webhook configurations (and
+# CRD conversion patches) of the self-signed and url overlays.
 #
 #   manifests/overlays/self-signed/fill-ca-bundle.sh CERT_DIR   # CERT_DIR/ca.crt (certs/make-certs.sh)
 #   manifests/overlays/self-signed/fill-ca-bundle.sh --reset    # back to the "{{caBundle}}" placeholder
 #
-# Writes ca-bundle-mutating.yaml and ca-bundle-validating.yaml beside this script: one JSON patch
-# op per webhook entry of the base configuration of that name (a kind may have a validating entry
-# only), setting clientConfig.caBundle to base64(ca.crt). The output depends only on ca.crt, so
-# running it again with the same CA changes nothing. CERT_DIR/tls.crt, when present, is checked
-# against the CA. It then prints the command that creates the Secret the pods mount.
+# Sets every caBundle value of the generated files that carry one (`make manifests` writes them
+# with the placeholder): ca-bundle-mutating.yaml and ca-bundle-validating.yaml beside this script
+# (one JSON patch op per webhook entry), and crd-conversion/*.yaml here and in ../url (the CRD
+# conversion patches, when the server has a conversion path) to base64(ca.crt). The output
+# depends only on ca.crt, so running it again with the same CA changes nothing. CERT_DIR/tls.crt,
+# when present, is checked against the CA. It then prints the command that creates the Secret
+# the pods mount.
 set -euo pipefail
 
 usage() { echo "usage: $0 CERT_DIR | --reset" >&2; exit 2; }
@@ -19,14 +21,6 @@ die() { echo "$0: $*" >&2; exit 1; }
 case "$1" in -h|--help) usage ;; esac
 
 here="$(cd "$(dirname "$0")" && pwd)"
-base="$here/../../base"
-
-# One entry per webhook, in the base's order.
-count() { grep -c '^  - name: ' "$base/$1"; }
-n_mutating="$(count mutatingwebhookconfiguration.yaml)"
-n_validating="$(count validatingwebhookconfiguration.yaml)"
-[ "$n_mutating" -gt 0 ] && [ "$n_validating" -gt 0 ] ||
-  die "the base configurations have $n_mutating mutating and $n_validating validating entries"
 
 if [ "$1" = --reset ]; then
   value='"{{caBundle}}"'
@@ -47,32 +41,32 @@ else
   what="base64($ca)"
 fi
 
-# write NAME N: ca-bundle-NAME.yaml, N entries.
+url="$(cd "$here/../url" && pwd)"
+files=("$here"/ca-bundle-*.yaml)
+for f in "$here"/crd-conversion/*.yaml "$url"/crd-conversion/*.yaml; do
+  [ -e "$f" ] && files+=("$f")
+done
+[ -e "${files[0]}" ] || die "no ca-bundle-*.yaml beside $0: run \`make manifests\`"
+
+# A caBundle value: a JSON patch op's `value:` after its `path: .../caBundle`, or a `caBundle:`.
 tmp=""
 trap 'rm -f "$tmp"' EXIT
-write() {
-  local out="$here/ca-bundle-$1.yaml"
-  tmp="$(mktemp "$here/.ca-bundle.XXXXXX")"
-  {
-    echo "# Written by fill-ca-bundle.sh: clientConfig.caBundle of every $1 webhook entry. \"{{caBundle}}\""
-    echo '# is the placeholder it replaces (the API server refuses it, so nothing half-configured gets applied).'
-    for ((i = 0; i < $2; i++)); do
-      echo "- op: add"
-      echo "  path: /webhooks/$i/clientConfig/caBundle"
-      echo "  value: $value"
-    done
-  } >"$tmp"
+for f in "${files[@]}"; do
+  tmp="$(mktemp "$(dirname "$f")/.ca-bundle.XXXXXX")"
+  awk -v v="$value" '
+    prev ~ /\/caBundle$/ && /^ *value: / { sub(/value: .*/, "value: " v) }
+    /^ *caBundle: / { sub(/caBundle: .*/, "caBundle: " v) }
+    { print; prev = $0 }' "$f" >"$tmp"
+  n="$(grep -c -e '/caBundle$' -e '^ *caBundle: ' "$f" || true)"
   chmod 644 "$tmp"
-  if cmp -s "$tmp" "$out"; then
+  if cmp -s "$tmp" "$f"; then
     rm -f "$tmp"
-    echo "$out already holds $what ($2 entries): unchanged"
+    echo "$f already holds $what ($n entries): unchanged"
   else
-    mv -f "$tmp" "$out"
-    echo "wrote $what into $out ($2 entries)"
+    mv -f "$tmp" "$f"
+    echo "wrote $what into $f ($n entries)"
   fi
-}
-write mutating "$n_mutating"
-write validating "$n_validating"
+done
 
 if [ "$1" != --reset ]; then
   cat <<EOF
@@ -81,6 +75,10 @@ Next: the Secret the pods mount, then the manifests (namespace karmada-system):
   kubectl -n karmada-system create secret generic karmada-policy-webhook-cert --type=kubernetes.io/tls \\
     --from-file=$cert_dir/tls.crt --from-file=$cert_dir/tls.key --from-file=$cert_dir/ca.crt \\
     --dry-run=client -o yaml | kubectl apply -f -
-  kubectl apply -k $here   # or $(cd "$here/../url" && pwd)
+  kubectl apply -k $here   # or $url
 EOF
+  for f in "$here"/crd-conversion/*.yaml; do
+    [ -e "$f" ] || continue
+    echo "  kubectl patch crd $(basename "$f" .yaml) --type merge --patch-file $f   # or ../url's"
+  done
 fi

@@ -4,9 +4,11 @@
 #   manifests/overlays/url/set-url-host.sh HOST[:PORT]
 #   manifests/overlays/url/set-url-host.sh karmada-policy-webhook.karmada-system.svc.cluster.local  # the default
 #
-# Rewrites only the host:port of the `https://HOST:PORT/<path>` values in url-mutating.yaml and
-# url-validating.yaml; running it again with the same argument changes nothing. The serving
-# certificate must carry HOST as a DNS name (or IP address) SAN.
+# Rewrites only the host:port of the `https://HOST:PORT/<path>` values of the generated files
+# (`make manifests`): url-mutating.yaml, url-validating.yaml and the CRD conversion patches
+# crd-conversion/*.yaml (when the server has a conversion path). Running it again with the same
+# argument changes nothing. The serving certificate must carry HOST as a DNS name (or IP address)
+# SAN.
 set -euo pipefail
 
 usage() { echo "usage: $0 HOST[:PORT]" >&2; exit 2; }
@@ -22,7 +24,9 @@ fi
 [ -n "${BASH_REMATCH[3]}" ] || host="$host:443"
 
 here="$(cd "$(dirname "$0")" && pwd)"
-for f in "$here/url-mutating.yaml" "$here/url-validating.yaml"; do
-  sed -i -E "s#^(  value: https://)[^/]+/#\1$host/#" "$f"
+files=("$here/url-mutating.yaml" "$here/url-validating.yaml")
+for f in "$here"/crd-conversion/*.yaml; do
+  [ -e "$f" ] && files+=("$f")
 done
-grep -h '^  value: https://' "$here/url-mutating.yaml" "$here/url-validating.yaml"
+sed -i -E "s#^( *(value|url): https://)[^/]+/#\1$host/#" "${files[@]}"
+grep -h -E '^ *(value|url): https://' "${files[@]}"

@@ -1,0 +1,136 @@
+#!/usr/bin/env python3
+"""Fixtures against upstream's own webhook: the same review POSTed to both servers.
+
+For every path of PATHS, each fixture of test/fixtures/<path>/ goes to upstream's karmada-webhook
+binary (../shared/upstream, `kube.upstream_webhook`) and to ours, over HTTPS; the answers must
+agree on allowed, status.code, status.reason and status.message byte for byte, and echo the
+request's apiVersion and uid, except where DIFFERENCES lists a fixture, the field that differs and
+why (docs/compatibility.md). A listed difference that no longer differs fails too, so the list
+stays true. Skips (exit 77) without upstream's binary.
+
+    test_upstream_fixtures.py --binary build/karmada-policy-webhook --source .
+"""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import ssl
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import fixture_check  # noqa: E402
+import harness  # noqa: E402
+import kube  # noqa: E402
+from harness import check  # noqa: E402
+
+PATHS = ["/validate-resourcedeletionprotection"]
+FIELDS = ("allowed", "code", "reason", "message")
+
+NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
+             "Forbidden); our envelope has no such answer for a handler yet, so it goes out through "
+             "AdmissionResult::refuse, without a reason")
+NO_CONTENT = ("message", "ours names what is missing: `there is no content to decode: "
+              "request.oldObject is empty`")
+# (path, fixture file name) -> (the field that differs, why)
+DIFFERENCES = {
+    ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
+    ("/validate-resourcedeletionprotection", "RDP-1b-configmap-always-denied-v1beta1.json"):
+        NO_REASON,
+    ("/validate-resourcedeletionprotection", "RDP-1c-custom-resource-always-denied.json"):
+        NO_REASON,
+    ("/validate-resourcedeletionprotection", "RDP-1d-no-request-kind-denied.json"): NO_REASON,
+    ("/validate-resourcedeletionprotection", "RDP-1k-delete-without-oldobject-400.json"):
+        NO_CONTENT,
+    ("/validate-resourcedeletionprotection", "RDP-1l-delete-oldobject-null-400.json"): NO_CONTENT,
+}
+
+
+def post(port: int, ca: str, path: str, body: bytes) -> dict:
+    conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=10,
+                                       context=ssl.create_default_context(cafile=ca))
+    try:
+        conn.request("POST", path + "?timeout=3s", body, {"Content-Type": "application/json"})
+        resp = conn.getresponse()
+        text = resp.read()
+        check(resp.status == 200, "%s on port %d: HTTP %d %r", path, port, resp.status, text[:200])
+        return json.loads(text)
+    finally:
+        conn.close()
+
+
+def start_upstream(binary: str, certs: str, log: str):
+    """(process, port) of upstream's karmada-webhook, once /readyz/ answers."""
+    for _ in range(3):
+        port = harness.free_port()
+        proc = kube.spawn([binary, "--bind-address", "127.0.0.1", "--secure-port", str(port),
+                           "--cert-dir", certs], log)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                conn = http.client.HTTPSConnection("127.0.0.1", port, timeout=2, context=(
+                    ssl.create_default_context(cafile=os.path.join(certs, "ca.crt"))))
+                conn.request("GET", "/readyz/")
+                if conn.getresponse().status == 200:
+                    return proc, port
+            except OSError:
+                time.sleep(0.1)
+        kube.stop_process(proc)
+    raise AssertionError("upstream's karmada-webhook did not start; log:\n" + kube.tail(log))
+
+
+def test_same_answers(env):
+    problems, compared = [], 0
+    for path in PATHS:
+        folder = os.path.join(env.source, "test", "fixtures", path.lstrip("/"))
+        names = sorted(n for n in os.listdir(folder) if n.endswith(".json"))
+        check(names, "no fixtures in %s", folder)
+        for name in names:
+            fixture = fixture_check.load_fixture(os.path.join(folder, name))
+            body = fixture_check.request_body(fixture)
+            answers = [post(port, env.ca, path, body) for port in (env.upstream_port, env.ours)]
+            upstream, ours = [{"allowed": a["response"]["allowed"],
+                               **{k: a["response"].get("status", {}).get(k) for k in FIELDS[1:]}}
+                              for a in answers]
+            for a in answers:
+                if (a.get("apiVersion"), a["response"].get("uid")) != (
+                        fixture["review"]["apiVersion"], fixture["review"]["request"]["uid"]):
+                    problems.append("%s: apiVersion/uid not echoed: %s" % (name, a))
+            differ = sorted(k for k in FIELDS if upstream[k] != ours[k])
+            listed = DIFFERENCES.get((path, name))
+            if listed is None and differ:
+                problems.append("%s: %s differ: upstream %s, ours %s" % (
+                    name, differ, upstream, ours))
+            elif listed is not None and differ != [listed[0]]:
+                problems.append("%s: listed as differing in %s only (%s), differs in %s" % (
+                    name, listed[0], listed[1], differ))
+            compared += 1
+            print("  %-45s %-5s %s %s" % (name, ours["allowed"], ours["code"],
+                                         "(%s differs: listed)" % listed[0] if listed else "same"),
+                  flush=True)
+    check(not problems, "\n  ".join(problems))
+    check(compared, "nothing compared")
+
+
+def main(args):
+    upstream, why = kube.upstream_webhook(args.source, os.path.dirname(args.binary))
+    if upstream is None:
+        print("SKIP upstream's webhook: %s" % why, flush=True)
+        return kube.SKIP
+    certs = harness.make_certs(args.source)
+    proc, port = start_upstream(upstream, certs, os.path.join(harness.temp_dir("upstream"),
+                                                              "karmada-webhook.log"))
+    try:
+        with harness.Server(args.binary, certs) as ours:
+            env = type("Env", (), {"source": args.source, "ca": os.path.join(certs, "ca.crt"),
+                                   "upstream_port": port, "ours": ours.port})
+            return harness.run_tests([test_same_answers], env)
+    finally:
+        kube.stop_process(proc)
+
+
+if __name__ == "__main__":
+    harness.main(main)
