@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -76,6 +77,19 @@ struct Entry {
   std::uint8_t timeout_seconds = 3;
 };
 
+// What a route takes (docs/architecture.md, "The tables").
+enum class Takes : std::uint8_t {
+  kAdmissionReview,   // admission.k8s.io: `handler` judges request.object (service.cpp)
+  kConversionReview,  // apiextensions.k8s.io/v1: a CRD's conversion webhook (conversion.cpp)
+};
+
+// Converts one object of a ConversionReview's request.objects (any JSON value, as sent) to
+// `desired_api_version` and appends it to `out` as JSON; or returns false with `error` set (the
+// review's result.message: one object that does not convert fails the whole review), and what it
+// appended is dropped.
+using Converter = bool (*)(const JsonValue& object, std::string_view desired_api_version,
+                           std::string& out, std::string& error);
+
 struct Route {
   std::string_view path;  // "/validate-propagationpolicy"
   bool mutating;          // answers with a patch; its answer can be tens of times its body
@@ -86,6 +100,10 @@ struct Route {
   Handler handler;
   std::span<const Rule> rules;  // the rules the handler may report (a mutator's: none)
   Entry entry;
+  // A ConversionReview route has no handler, operations, rules or webhook configuration entry
+  // (its CRDs' spec.conversion names it); its kinds are those whose conversion it serves.
+  Takes takes = Takes::kAdmissionReview;
+  Converter converter = nullptr;
 };
 
 // Defined by the route table (src/table/routes.cpp).

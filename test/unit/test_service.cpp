@@ -176,7 +176,13 @@ TEST_CASE("envelope: too large answers HTTP 413 and closes") {
 TEST_CASE("routes: paths are unique and every row has a handler and a kind") {
   for (const kpw::Route& r : kpw::routes()) {
     CHECK(kpw::find_route(r.path) == &r);
-    CHECK(r.handler != nullptr);
+    if (r.takes == kpw::Takes::kConversionReview) {
+      CHECK(r.converter != nullptr);
+      CHECK(r.handler == nullptr);
+    } else {
+      CHECK(r.handler != nullptr);
+      CHECK(r.converter == nullptr);
+    }
     CHECK(r.path.front() == '/');
     CHECK_FALSE(r.kinds.empty());
     CHECK(kpw::route_index(r) < kpw::routes().size());
