@@ -29,6 +29,8 @@ constexpr auto kPolicyDefaults = std::to_array<CrdDefault>({
 });
 
 constexpr std::array<std::string_view, 1> kV1alpha1 = {"v1alpha1"};
+// work.karmada.io's bindings: v1alpha2 stored, v1alpha1 served through /convert.
+constexpr std::array<std::string_view, 2> kBindingVersions = {"v1alpha2", "v1alpha1"};
 
 using karmada::kAppsGroup;
 using karmada::kPolicyGroup;
@@ -115,6 +117,24 @@ const Kind kClusterTaintPolicy{.group = kPolicyGroup,
                                .namespaced = false,
                                .crd_defaults = {},
                                .spec_fields = &check_cluster_taint_policy_unknown_fields};
+
+// The kinds /convert converts. Not in kKinds below (so not in `kinds`, `check` or the webhook
+// configurations) while no admission path serves them: their CRDs name /convert in
+// spec.conversion instead.
+const Kind kResourceBinding{.group = "work.karmada.io",
+                            .versions = kBindingVersions,
+                            .kind = "ResourceBinding",
+                            .resource = "resourcebindings",
+                            .namespaced = true,
+                            .crd_defaults = {},
+                            .spec_fields = nullptr};
+const Kind kClusterResourceBinding{.group = "work.karmada.io",
+                                   .versions = kBindingVersions,
+                                   .kind = "ClusterResourceBinding",
+                                   .resource = "clusterresourcebindings",
+                                   .namespaced = false,
+                                   .crd_defaults = {},
+                                   .spec_fields = nullptr};
 
 }  // namespace table
 

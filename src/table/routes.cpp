@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "converters/bindings.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
@@ -27,10 +28,12 @@ namespace {
 
 using table::kClusterOverridePolicy;
 using table::kClusterPropagationPolicy;
+using table::kClusterResourceBinding;
 using table::kClusterTaintPolicy;
 using table::kFederatedResourceQuota;
 using table::kOverridePolicy;
 using table::kPropagationPolicy;
+using table::kResourceBinding;
 using table::kScheduleTrigger;
 using table::kWorkloadRebalancer;
 
@@ -159,6 +162,18 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = rules::kClusterTaintPolicyRules,
      .entry = {.name = "clustertaintpolicy.karmada-policy-webhook.karmada.io",
                .upstream_name = "clustertaintpolicy.karmada.io"}},
+    // The bindings' CRD conversion (v1alpha1 <-> v1alpha2), a ConversionReview: registered by the
+    // CRDs' spec.conversion, not by a webhook configuration.
+    {.path = "/convert",
+     .mutating = false,
+     .kinds = kKindsOf<&kResourceBinding, &kClusterResourceBinding>,
+     .operations = {},
+     .reads = Reads::kObject,
+     .handler = nullptr,
+     .rules = {},
+     .entry = {.name = "", .upstream_name = ""},
+     .takes = Takes::kConversionReview,
+     .converter = &convert_binding},
 });
 
 // Compared as text: find_route would find only the first of two rows with one path.
@@ -178,7 +193,7 @@ std::span<const Route> routes() { return kRoutes; }
 
 const Route* route_of(const Kind& kind, bool mutating) {
   for (const Route& r : kRoutes) {
-    if (r.mutating != mutating) continue;
+    if (r.mutating != mutating || r.takes != Takes::kAdmissionReview) continue;
     if (std::find(r.kinds.begin(), r.kinds.end(), &kind) != r.kinds.end()) return &r;
   }
   return nullptr;
@@ -192,7 +207,9 @@ std::string routes_json() {
     out += "\n  {\"path\":";
     append_json_string(out, r.path);
     out += ",\"type\":";
-    append_json_string(out, r.mutating ? "mutating" : "validating");
+    append_json_string(out, r.takes == Takes::kConversionReview ? "conversion"
+                            : r.mutating                        ? "mutating"
+                                                                : "validating");
     out += ",\"kinds\":[";
     for (std::size_t i = 0; i < r.kinds.size(); ++i) {
       if (i > 0) out += ",";

@@ -14,5 +14,7 @@ extern const Kind kOverridePolicy;
 extern const Kind kClusterOverridePolicy;
 extern const Kind kFederatedResourceQuota;
 extern const Kind kClusterTaintPolicy;
+extern const Kind kResourceBinding;
+extern const Kind kClusterResourceBinding;
 
 }  // namespace kpw::table
