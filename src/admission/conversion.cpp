@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <exception>
+#include <initializer_list>
 #include <string>
 #include <string_view>
 
@@ -16,87 +17,89 @@ namespace {
 // controller-runtime's answer to a panic while converting.
 constexpr std::string_view kInternalError = "internal error occurred during conversion";
 
-// The member Go decodes into the field `name`: the last one whose key matches (each one matching
-// overwrites the one before), or nullptr.
-const JsonValue* go_field(const JsonValue& obj, std::string_view name) {
-  const JsonValue* found = nullptr;
+// Walks `obj` as Go's encoding/json decodes it into a struct with fields `names`: each member whose
+// key matches one (exactly or case-insensitively) is decoded in turn, into the same field as any
+// earlier match, by `decode(field index, value)`; false when one does not decode.
+template <typename Decode>
+bool each_field(const JsonValue& obj, std::initializer_list<std::string_view> names,
+                Decode&& decode) {
   for (auto it = obj.MemberBegin(); it != obj.MemberEnd(); ++it) {
-    if (go_key_matches(view(it->name), name)) found = &it->value;
-  }
-  return found;
-}
-
-// A field of type string (or types.UID) decodes from a string or null.
-bool string_field(const JsonValue& obj, std::string_view name, std::string_view& out) {
-  const JsonValue* v = go_field(obj, name);
-  if (v == nullptr || v->IsNull()) return true;
-  if (!v->IsString()) return false;
-  out = view(*v);
-  return true;
-}
-
-// A pointer, struct, slice or map field decodes from null or the JSON type it takes.
-bool typed_field(const JsonValue& obj, std::string_view name, rapidjson::Type type,
-                 const JsonValue*& out) {
-  const JsonValue* v = go_field(obj, name);
-  if (v == nullptr || v->IsNull()) return true;
-  if (v->GetType() != type) return false;
-  out = v;
-  return true;
-}
-
-// A field of type int32 decodes from null or a whole number within int32.
-bool int32_field(const JsonValue& obj, std::string_view name) {
-  const JsonValue* v = go_field(obj, name);
-  return v == nullptr || v->IsNull() ||
-         (v->IsInt64() && v->GetInt64() >= INT32_MIN && v->GetInt64() <= INT32_MAX);
-}
-
-// A metav1.Status (a request's response.result): its fields' JSON types, its ListMeta's and its
-// StatusDetails' (with their causes). Go decodes them all before anything is converted.
-bool status_decodes(const JsonValue& status) {
-  std::string_view ignored;
-  const JsonValue* metadata = nullptr;
-  const JsonValue* details = nullptr;
-  if (!string_field(status, "kind", ignored) || !string_field(status, "apiVersion", ignored) ||
-      !typed_field(status, "metadata", rapidjson::kObjectType, metadata) ||
-      !string_field(status, "status", ignored) || !string_field(status, "message", ignored) ||
-      !string_field(status, "reason", ignored) ||
-      !typed_field(status, "details", rapidjson::kObjectType, details) ||
-      !int32_field(status, "code")) {
-    return false;
-  }
-  if (metadata != nullptr) {
-    const JsonValue* count = go_field(*metadata, "remainingItemCount");
-    if (!string_field(*metadata, "selfLink", ignored) ||
-        !string_field(*metadata, "resourceVersion", ignored) ||
-        !string_field(*metadata, "continue", ignored) ||
-        (count != nullptr && !count->IsNull() && !count->IsInt64())) {
-      return false;
+    std::size_t field = 0;
+    for (const std::string_view name : names) {
+      if (go_key_matches(view(it->name), name)) break;
+      ++field;
     }
-  }
-  if (details == nullptr) return true;
-  const JsonValue* causes = nullptr;
-  if (!string_field(*details, "name", ignored) || !string_field(*details, "group", ignored) ||
-      !string_field(*details, "kind", ignored) || !string_field(*details, "uid", ignored) ||
-      !typed_field(*details, "causes", rapidjson::kArrayType, causes) ||
-      !int32_field(*details, "retryAfterSeconds")) {
-    return false;
-  }
-  if (causes == nullptr) return true;
-  for (const JsonValue& cause : causes->GetArray()) {
-    if (cause.IsNull()) continue;
-    if (!cause.IsObject() || !string_field(cause, "reason", ignored) ||
-        !string_field(cause, "message", ignored) || !string_field(cause, "field", ignored)) {
-      return false;
-    }
+    if (field < names.size() && !decode(field, it->value)) return false;
   }
   return true;
+}
+
+// What decodes into a string (null leaves it as it is), an int32, an int64.
+bool string_ok(const JsonValue& v) { return v.IsNull() || v.IsString(); }
+bool int32_ok(const JsonValue& v) {
+  return v.IsNull() || (v.IsInt64() && v.GetInt64() >= INT32_MIN && v.GetInt64() <= INT32_MAX);
+}
+bool int64_ok(const JsonValue& v) { return v.IsNull() || v.IsInt64(); }
+
+// metav1.ListMeta, metav1.StatusDetails (and its causes), metav1.Status: a response sent with the
+// request is decoded before anything is converted, a type error there failing the review.
+bool list_meta_decodes(const JsonValue& v) {
+  return v.IsNull() ||
+         (v.IsObject() &&
+          each_field(v, {"selfLink", "resourceVersion", "continue", "remainingItemCount"},
+                     [](std::size_t field, const JsonValue& m) {
+                       return field == 3 ? int64_ok(m) : string_ok(m);
+                     }));
+}
+
+bool cause_decodes(const JsonValue& v) {
+  return v.IsNull() ||
+         (v.IsObject() && each_field(v, {"reason", "message", "field"},
+                                     [](std::size_t, const JsonValue& m) { return string_ok(m); }));
+}
+
+bool details_decodes(const JsonValue& v) {
+  return v.IsNull() ||
+         (v.IsObject() &&
+          each_field(v, {"name", "group", "kind", "uid", "causes", "retryAfterSeconds"},
+                     [](std::size_t field, const JsonValue& m) {
+                       if (field == 5) return int32_ok(m);
+                       if (field != 4) return string_ok(m);
+                       if (m.IsNull()) return true;
+                       if (!m.IsArray()) return false;
+                       for (const JsonValue& cause : m.GetArray()) {
+                         if (!cause_decodes(cause)) return false;
+                       }
+                       return true;
+                     }));
+}
+
+bool status_decodes(const JsonValue& v) {
+  return v.IsNull() || (v.IsObject() && each_field(v,
+                                                   {"kind", "apiVersion", "metadata", "status",
+                                                    "message", "reason", "details", "code"},
+                                                   [](std::size_t field, const JsonValue& m) {
+                                                     if (field == 2) return list_meta_decodes(m);
+                                                     if (field == 6) return details_decodes(m);
+                                                     if (field == 7) return int32_ok(m);
+                                                     return string_ok(m);
+                                                   }));
+}
+
+bool response_decodes(const JsonValue& v) {
+  return v.IsNull() || (v.IsObject() && each_field(v, {"uid", "convertedObjects", "result"},
+                                                   [](std::size_t field, const JsonValue& m) {
+                                                     if (field == 0) return string_ok(m);
+                                                     if (field == 1)
+                                                       return m.IsNull() || m.IsArray();
+                                                     return status_decodes(m);
+                                                   }));
 }
 
 struct Review {
   std::string_view kind;
   std::string_view api_version;
+  bool has_request = false;  // request is not nil
   std::string_view uid;
   std::string_view desired_api_version;
   const JsonValue* objects = nullptr;  // an array, or nullptr (none)
@@ -104,32 +107,39 @@ struct Review {
 
 // The review as json.NewDecoder(body).Decode(&apix.ConversionReview{}) reads it, plus the request
 // controller-runtime requires: false when either fails (HTTP 400). Fields are filled as they are
-// read, so that an answer after a throw still echoes what was read. A `response` sent with the
-// request is decoded too (and then replaced), its convertedObjects as any JSON.
+// read, so that an answer after a throw still echoes what was read. A `request` matched twice is
+// decoded into the one struct (its fields kept unless given again), `null` makes it nil.
 bool decode(const JsonValue& root, Review& r) {
   if (!root.IsObject()) return false;  // null decodes to no request; any other value fails
-  const JsonValue* request = nullptr;
-  const JsonValue* response = nullptr;
-  if (!string_field(root, "kind", r.kind) || !string_field(root, "apiVersion", r.api_version) ||
-      !typed_field(root, "request", rapidjson::kObjectType, request) ||
-      !typed_field(root, "response", rapidjson::kObjectType, response)) {
-    return false;
-  }
-  if (response != nullptr) {
-    std::string_view uid;
-    const JsonValue* converted = nullptr;
-    const JsonValue* result = nullptr;
-    if (!string_field(*response, "uid", uid) ||
-        !typed_field(*response, "convertedObjects", rapidjson::kArrayType, converted) ||
-        !typed_field(*response, "result", rapidjson::kObjectType, result) ||
-        (result != nullptr && !status_decodes(*result))) {
-      return false;
-    }
-  }
-  if (request == nullptr) return false;  // controller-runtime: "conversion request is nil"
-  return string_field(*request, "uid", r.uid) &&
-         string_field(*request, "desiredAPIVersion", r.desired_api_version) &&
-         typed_field(*request, "objects", rapidjson::kArrayType, r.objects);
+  const bool decoded = each_field(
+      root, {"kind", "apiVersion", "request", "response"},
+      [&r](std::size_t field, const JsonValue& v) {
+        if (field == 3) return response_decodes(v);
+        if (field < 2) {
+          if (v.IsString()) (field == 0 ? r.kind : r.api_version) = view(v);
+          return string_ok(v);
+        }
+        if (v.IsNull() || !r.has_request) {
+          r.uid = r.desired_api_version = {};
+          r.objects = nullptr;
+        }
+        r.has_request = !v.IsNull();
+        if (v.IsNull()) return true;
+        return v.IsObject() && each_field(v, {"uid", "desiredAPIVersion", "objects"},
+                                          [&r](std::size_t request_field, const JsonValue& m) {
+                                            if (request_field == 2) {
+                                              if (!m.IsNull() && !m.IsArray()) return false;
+                                              r.objects = m.IsArray() ? &m : nullptr;
+                                              return true;
+                                            }
+                                            if (m.IsString()) {
+                                              (request_field == 0 ? r.uid : r.desired_api_version) =
+                                                  view(m);
+                                            }
+                                            return string_ok(m);
+                                          });
+      });
+  return decoded && r.has_request;  // controller-runtime: "conversion request is nil"
 }
 
 // `{"kind":…,"apiVersion":…,"response":{"uid":…,"convertedObjects":` (kind and apiVersion echoed

@@ -505,11 +505,18 @@ TEST_CASE("CV-4: the envelope") {
       post(R"({"KIND":"K","Request":{"UID":"a"},"request":{"uid":"b"}})").body ==
       R"({"kind":"K","response":{"uid":"b","convertedObjects":null,"result":{"metadata":{},"status":"Success"}}})"
       "\n");
+  // A request matched twice is decoded into one struct; null leaves a string as it was.
+  CHECK(
+      post(R"({"request":{"uid":"a"},"Request":{"desiredAPIVersion":"x","UID":null}})").body ==
+      R"({"response":{"uid":"a","convertedObjects":null,"result":{"metadata":{},"status":"Success"}}})"
+      "\n");
   // HTTP 400 with an empty body: no request, a body that is no ConversionReview, a type error.
   for (const char* body :
        {"", "{}", "null", "[]", "garbage", R"({"request":null})", R"({"request":{"uid":5}})",
         R"({"request":{"objects":{}}})", R"({"request":{},"response":{"result":{"code":1.5}}})",
-        R"({"request":{},"kind":{}})", R"({"request":{}} trailing)"}) {
+        R"({"request":{},"kind":{}})", R"({"request":{}} trailing)",
+        R"({"request":{"uid":5,"UID":"a"}})", R"({"request":{},"Request":null})",
+        R"({"request":{},"response":{"result":{"details":{"causes":[{"field":5}]}}}})"}) {
     INFO(body);
     const kpw::HttpAnswer a = post(body);
     CHECK(a.status == 400);
