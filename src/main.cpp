@@ -314,7 +314,8 @@ int serve(const ServeFlags& f, const kpw::Settings& settings) {
   return 0;
 }
 
-// Reads one AdmissionReview and prints the body the server would answer; exit 0 iff HTTP 200.
+// Reads one review (an AdmissionReview, a ConversionReview for /convert) and prints the body the
+// server would answer; exit 0 iff HTTP 200.
 int review(const kpw::Settings& settings, const std::string& path, const std::string& file) {
   std::string body;
   if (!kpw::read_file(file.empty() ? "-" : file, body)) return usage_error("cannot read " + file);
@@ -353,10 +354,12 @@ int main(int argc, char** argv) {
   std::string review_path;
   std::string review_file;
   CLI::App* review_cmd =
-      app.add_subcommand("review", "answer one AdmissionReview (FILE or - for stdin) offline");
+      app.add_subcommand("review",
+                         "answer one AdmissionReview, or a ConversionReview for /convert "
+                         "(FILE or - for stdin) offline");
   review_cmd->add_option("--path", review_path, "webhook path, e.g. /validate-propagationpolicy")
       ->required();
-  review_cmd->add_option("file", review_file, "AdmissionReview JSON file, or - for stdin");
+  review_cmd->add_option("file", review_file, "review JSON file, or - for stdin");
   add_default_flags(*review_cmd, flags);
 
   CLI::App* kinds_cmd = app.add_subcommand(

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <span>
+#include <string>
 #include <string_view>
 #include <variant>
 
@@ -70,12 +71,6 @@ enum class Reads : std::uint8_t {
   kOldObjectOnDelete,
 };
 
-// What a route's requests are, and so how it is registered (`karmada-policy-webhook manifests`).
-enum class Takes : std::uint8_t {
-  kAdmissionReview,   // an entry of the Mutating- or ValidatingWebhookConfiguration
-  kConversionReview,  // the conversion webhook of its kinds' CRDs (spec.conversion)
-};
-
 // The fields of a webhook entry that the API server reads (admissionregistration.k8s.io/v1).
 enum class FailurePolicy : std::uint8_t { kFail, kIgnore };
 enum class SideEffects : std::uint8_t { kNone, kNoneOnDryRun };
@@ -105,6 +100,24 @@ struct Entry {
   MatchPolicy match_policy = MatchPolicy::kEquivalent;
 };
 
+// What a route takes, and so how it is registered (`karmada-policy-webhook manifests`;
+// docs/architecture.md, "The tables").
+enum class Takes : std::uint8_t {
+  // admission.k8s.io: `handler` judges request.object (service.cpp); an entry of the Mutating- or
+  // ValidatingWebhookConfiguration.
+  kAdmissionReview,
+  // apiextensions.k8s.io/v1: the conversion webhook of its kinds' CRDs, named by their
+  // spec.conversion (conversion.cpp).
+  kConversionReview,
+};
+
+// Converts one object of a ConversionReview's request.objects (any JSON value, as sent) to
+// `desired_api_version` and appends it to `out` as JSON; or returns false with `error` set (the
+// review's result.message: one object that does not convert fails the whole review), and what it
+// appended is dropped.
+using Converter = bool (*)(const JsonValue& object, std::string_view desired_api_version,
+                           std::string& out, std::string& error);
+
 struct Route {
   std::string_view path;  // "/validate-propagationpolicy"
   bool mutating;          // answers with a patch; its answer can be tens of times its body
@@ -115,7 +128,10 @@ struct Route {
   Handler handler;
   std::span<const Rule> rules;  // the rules the handler may report (a mutator's: none)
   Entry entry;
+  // A ConversionReview route has no handler, operations, rules or webhook configuration entry
+  // (its CRDs' spec.conversion names it); its kinds are those whose conversion it serves.
   Takes takes = Takes::kAdmissionReview;
+  Converter converter = nullptr;
 };
 
 // Defined by the route table (src/table/routes.cpp).

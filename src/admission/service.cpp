@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "admission/answer.hpp"
+#include "admission/conversion.hpp"
 #include "admission/judge.hpp"
 #include "admission/review.hpp"
 #include "admission/route.hpp"
@@ -213,6 +214,7 @@ void handle_http(const Route* route, std::string_view method, std::string_view c
     answer.method_not_post();
     return;
   }
+  if (route->takes == Takes::kConversionReview) return handle_conversion(*route, body, answer);
   // The recovery boundary (controller-runtime's): whatever a decoder, a rule or the encoder
   // throws — std::bad_alloc from a huge but legal body included — becomes a code-500 answer for
   // this request alone; the thread, its connections and the process go on.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -237,6 +238,12 @@ void append_go_json_string(std::string& out, std::string_view text) {
       case '\t':
         out += "\\t";
         continue;
+      case '\b':  // Go 1.22 on
+        out += "\\b";
+        continue;
+      case '\f':
+        out += "\\f";
+        continue;
       default:
         break;
     }
@@ -255,6 +262,45 @@ void append_go_json_string(std::string& out, std::string_view text) {
     }
   }
   out.push_back('"');
+}
+
+bool go_key_matches(std::string_view key, std::string_view name) {
+  const auto lower = [](char c) {
+    return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c;
+  };
+  std::size_t k = 0;
+  for (const char n : name) {
+    const char want = lower(n);
+    if (k < key.size() && lower(key[k]) == want) {
+      ++k;
+    } else if (want == 'k' && key.substr(k, 3) == "\xE2\x84\xAA") {
+      k += 3;
+    } else if (want == 's' && key.substr(k, 2) == "\xC5\xBF") {
+      k += 2;
+    } else {
+      return false;
+    }
+  }
+  return k == key.size();
+}
+
+void append_go_float(std::string& out, double value) {
+  char buf[40];
+  const double size = std::fabs(value);
+  if (size != 0 && (size < 1e-6 || size >= 1e21)) {
+    const auto [end, ec] =
+        std::to_chars(buf, buf + sizeof buf, value, std::chars_format::scientific);
+    auto n = static_cast<std::size_t>(end - buf);
+    // Go writes a two-digit negative exponent without its leading zero: 1e-07 as 1e-7.
+    if (n >= 4 && buf[n - 4] == 'e' && buf[n - 3] == '-' && buf[n - 2] == '0') {
+      buf[n - 2] = buf[n - 1];
+      --n;
+    }
+    out.append(buf, n);
+    return;
+  }
+  const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value, std::chars_format::fixed);
+  out.append(buf, static_cast<std::size_t>(end - buf));
 }
 
 void append_compact_json(std::string& out, const JsonValue& value, bool html) {
@@ -286,6 +332,7 @@ void append_compact_json(std::string& out, const JsonValue& value, bool html) {
       return;
     case rapidjson::kNumberType:
       if (value.IsDouble()) {
+        if (html) return append_go_float(out, value.GetDouble());
         char buf[32];
         const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, value.GetDouble());
         out.append(buf, static_cast<std::size_t>(end - buf));

@@ -98,11 +98,20 @@ JsonArena& thread_json_arena();
 void append_json_scalar(std::string& out, const JsonValue& value);
 
 // Appends `value` as compact JSON, every value in full (objects in document order). `html`: as Go's
-// encoding/json writes it, `<`, `>`, `&`, U+2028 and U+2029 as `\u003c`…
-// Numbers are written in their shortest form (the reader keeps no number's spelling).
+// encoding/json writes it, `<`, `>`, `&`, U+2028 and U+2029 as `\u003c`…, and a number that is
+// not a whole int64/uint64 as Go writes a float64 (append_go_float). Numbers are written in
+// their shortest form (the reader keeps no number's spelling).
 void append_compact_json(std::string& out, const JsonValue& value, bool html);
+// A float64 as Go's encoding/json writes it: the shortest form that reads back as `value`, in
+// fixed notation, or with an exponent below 1e-6 and from 1e21 on (`1e-7`, `1e+21`).
+void append_go_float(std::string& out, double value);
 // `text` as a JSON string literal as Go's encoding/json writes it (HTML characters escaped).
 void append_go_json_string(std::string& out, std::string_view text);
+
+// Whether an object key names the field `name` (ASCII) as Go's encoding/json matches keys (its
+// standard decoder, which Kubernetes' own decoder is not): exactly or case-insensitively
+// (bytes.EqualFold), where U+212A KELVIN SIGN folds to k and U+017F LONG S to s.
+bool go_key_matches(std::string_view key, std::string_view name);
 
 // The longest piece of a request echoed back in a message: a value, a map key, a name.
 inline constexpr std::size_t kMaxEchoedBytes = 256;

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "api/karmada.hpp"
+#include "converters/bindings.hpp"
 #include "mutators/binding.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
@@ -208,6 +209,18 @@ constexpr auto kRoutes = std::to_array<Route>({
      .entry = {.name = "resourcedeletionprotection.karmada-policy-webhook.karmada.io",
                .upstream_name = "resourcedeletionprotection.karmada.io",
                .object_selector = {.key = karmada::kDeletionProtectedLabel}}},
+    // The bindings' CRD conversion (v1alpha1 <-> v1alpha2), a ConversionReview: registered by the
+    // CRDs' spec.conversion, not by a webhook configuration.
+    {.path = "/convert",
+     .mutating = false,
+     .kinds = kKindsOf<&kResourceBinding, &kClusterResourceBinding>,
+     .operations = {},
+     .reads = Reads::kObject,
+     .handler = nullptr,
+     .rules = {},
+     .entry = {.name = "", .upstream_name = ""},
+     .takes = Takes::kConversionReview,
+     .converter = &convert_binding},
 });
 
 // Compared as text: find_route would find only the first of two rows with one path.
@@ -227,7 +240,7 @@ std::span<const Route> routes() { return kRoutes; }
 
 const Route* route_of(const Kind& kind, bool mutating) {
   for (const Route& r : kRoutes) {
-    if (r.mutating != mutating) continue;
+    if (r.mutating != mutating || r.takes != Takes::kAdmissionReview) continue;
     if (std::find(r.kinds.begin(), r.kinds.end(), &kind) != r.kinds.end()) return &r;
   }
   return nullptr;
@@ -241,7 +254,9 @@ std::string routes_json() {
     out += "\n  {\"path\":";
     append_json_string(out, r.path);
     out += ",\"type\":";
-    append_json_string(out, r.mutating ? "mutating" : "validating");
+    append_json_string(out, r.takes == Takes::kConversionReview ? "conversion"
+                            : r.mutating                        ? "mutating"
+                                                                : "validating");
     out += ",\"kinds\":[";
     for (std::size_t i = 0; i < r.kinds.size(); ++i) {
       if (i > 0) out += ",";

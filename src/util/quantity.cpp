@@ -90,6 +90,7 @@ struct Suffix {
   bool ok = false;
   bool binary = false;        // a power of two, else of ten
   std::int64_t exponent = 0;  // of 2 or of 10
+  bool si = false;            // a decimal SI suffix ("", m, k, …), not an exponent (e3)
 };
 
 Suffix interpret(std::string_view text) {
@@ -117,13 +118,13 @@ Suffix interpret(std::string_view text) {
       {"Ei", true, 60},
   }};
   for (const Row& row : kRows) {
-    if (row.text == text) return Suffix{true, row.binary, row.exponent};
+    if (row.text == text) return Suffix{true, row.binary, row.exponent, !row.binary};
   }
   if (text.size() > 1 && (text[0] == 'e' || text[0] == 'E')) {
     const std::optional<std::int64_t> exponent = parse_int64(text.substr(1));
     if (!exponent) return Suffix{};
     // Kubernetes keeps the exponent as an int32: a larger one wraps.
-    return Suffix{true, false, static_cast<std::int32_t>(*exponent)};
+    return Suffix{true, false, static_cast<std::int32_t>(*exponent), false};
   }
   return Suffix{};
 }
@@ -182,6 +183,14 @@ struct Digits {
 };
 
 ParsedQuantity failure(QuantityError error) { return ParsedQuantity{Quantity{}, error}; }
+
+// The power of ten of the last digit of a decimal quantity: the exponent less the fraction digits,
+// in int32 arithmetic as Kubernetes does it; the one value whose negation wraps (-2^31) is read
+// back as +2^31 by its exact path.
+std::int64_t decimal_scale(std::int64_t exponent, std::int64_t frac_digits) {
+  const auto scale = static_cast<std::int32_t>(exponent - frac_digits);
+  return scale == std::numeric_limits<std::int32_t>::min() ? std::int64_t{1} << 31 : scale;
+}
 
 }  // namespace
 
@@ -325,33 +334,64 @@ ParsedQuantity parse_exact(std::string_view s, bool negative, std::size_t int_be
                            std::size_t int_end, std::size_t frac_begin, std::size_t frac_end,
                            bool binary, int binary_exponent, std::int64_t last);
 
+// Kubernetes' scanner (parseQuantityString): sign, leading zeros, integer digits, `.` and fraction
+// digits, then the suffix: suffix characters, a sign, digits, and nothing else.
+struct Scan {
+  bool ok = false;    // the text has that shape
+  bool zero = false;  // nothing but a sign and zeros: "0", "-000", "+"
+  bool negative = false;
+  std::size_t number_begin = 0;  // after the sign
+  std::size_t int_begin = 0;     // after the leading zeros
+  std::size_t int_end = 0;
+  std::size_t frac_begin = 0;
+  std::size_t frac_end = 0;
+  std::size_t suffix_begin = 0;
+};
+
+Scan scan(std::string_view s) {
+  Scan r;
+  const std::size_t n = s.size();
+  std::size_t pos = 0;
+  r.negative = n > 0 && s[0] == '-';
+  if (n > 0 && (s[0] == '-' || s[0] == '+')) pos = 1;
+  r.number_begin = pos;
+  while (pos < n && s[pos] == '0') ++pos;
+  if (pos == n) {
+    r.ok = r.zero = true;
+    return r;
+  }
+  r.int_begin = pos;
+  while (pos < n && is_digit(s[pos])) ++pos;
+  r.int_end = pos;
+  r.frac_begin = pos;
+  if (pos < n && s[pos] == '.') {
+    r.frac_begin = ++pos;
+    while (pos < n && is_digit(s[pos])) ++pos;
+  }
+  r.frac_end = pos;
+  r.suffix_begin = pos;
+  while (pos < n && is_suffix_char(s[pos])) ++pos;
+  if (pos < n && (s[pos] == '+' || s[pos] == '-')) ++pos;
+  while (pos < n && is_digit(s[pos])) ++pos;
+  r.ok = pos == n;
+  return r;
+}
+
 }  // namespace
 
 ParsedQuantity parse_quantity(std::string_view s) {
   const std::size_t n = s.size();
   if (n == 0) return failure(QuantityError::kFormat);
-  // The scanner: sign, leading zeros, integer digits, `.` and fraction digits, then the suffix:
-  // suffix characters, a sign, digits, and nothing else.
-  std::size_t pos = 0;
-  const bool negative = s[0] == '-';
-  if (s[0] == '-' || s[0] == '+') pos = 1;
-  const std::size_t number_begin = pos;
-  while (pos < n && s[pos] == '0') ++pos;
-  if (pos == n) return ParsedQuantity{};  // "0", "-000", and also "+" and "-": zero
-  const std::size_t int_begin = pos;
-  while (pos < n && is_digit(s[pos])) ++pos;
-  const std::size_t int_end = pos;
-  std::size_t frac_begin = pos;
-  if (pos < n && s[pos] == '.') {
-    frac_begin = ++pos;
-    while (pos < n && is_digit(s[pos])) ++pos;
-  }
-  const std::size_t frac_end = pos;
-  const std::size_t suffix_begin = pos;
-  while (pos < n && is_suffix_char(s[pos])) ++pos;
-  if (pos < n && (s[pos] == '+' || s[pos] == '-')) ++pos;
-  while (pos < n && is_digit(s[pos])) ++pos;
-  if (pos != n) return failure(QuantityError::kFormat);
+  const Scan sc = scan(s);
+  if (!sc.ok) return failure(QuantityError::kFormat);
+  if (sc.zero) return ParsedQuantity{};  // "0", "-000", and also "+" and "-": zero
+  const bool negative = sc.negative;
+  const std::size_t number_begin = sc.number_begin;
+  const std::size_t int_begin = sc.int_begin;
+  const std::size_t int_end = sc.int_end;
+  const std::size_t frac_begin = sc.frac_begin;
+  const std::size_t frac_end = sc.frac_end;
+  const std::size_t suffix_begin = sc.suffix_begin;
 
   const Suffix suffix = interpret(s.substr(suffix_begin));
   if (!suffix.ok) return failure(QuantityError::kSuffix);
@@ -370,8 +410,7 @@ ParsedQuantity parse_quantity(std::string_view s) {
   } else {
     // The exponent less the fraction digits, in int32 arithmetic as Kubernetes does it; the
     // one value whose negation wraps (-2^31) is read back as +2^31 by its exact path.
-    const auto scale = static_cast<std::int32_t>(suffix.exponent - frac_digits);
-    last = scale == std::numeric_limits<std::int32_t>::min() ? std::int64_t{1} << 31 : scale;
+    last = decimal_scale(suffix.exponent, frac_digits);
     if (!has_digit && last < kNanoExponent) return failure(QuantityError::kNumeric);
   }
 
@@ -432,5 +471,193 @@ ParsedQuantity parse_exact(std::string_view s, bool negative, std::size_t int_be
 }
 
 }  // namespace
+
+namespace {
+
+// Go's strings.TrimSpace: ASCII white space, U+0085, U+00A0 and the other Unicode spaces.
+std::size_t space_at(std::string_view s, std::size_t i) {
+  const auto c = static_cast<unsigned char>(s[i]);
+  if (c == ' ' || (c >= '\t' && c <= '\r')) return 1;
+  const auto byte = [&](std::size_t k) {
+    return i + k < s.size() ? static_cast<unsigned char>(s[i + k]) : 0u;
+  };
+  if (c == 0xC2 && (byte(1) == 0x85 || byte(1) == 0xA0)) return 2;
+  if (c == 0xE1 && byte(1) == 0x9A && byte(2) == 0x80) return 3;  // U+1680
+  if (c == 0xE2 && byte(1) == 0x80 &&
+      (byte(2) <= 0x8A || byte(2) == 0xA8 || byte(2) == 0xA9 || byte(2) == 0xAF)) {
+    return 3;  // U+2000…U+200A, U+2028, U+2029, U+202F
+  }
+  if (c == 0xE2 && byte(1) == 0x81 && byte(2) == 0x9F) return 3;  // U+205F
+  if (c == 0xE3 && byte(1) == 0x80 && byte(2) == 0x80) return 3;  // U+3000
+  return 0;
+}
+
+std::string_view trim_go_space(std::string_view s) {
+  while (!s.empty()) {
+    const std::size_t n = space_at(s, 0);
+    if (n == 0) break;
+    s.remove_prefix(n);
+  }
+  // A space's last byte is 0x20, 0x09…0x0D, 0x85, 0xA0, 0x80…0x8A, 0xA8, 0xA9, 0xAF or 0x9F: try
+  // each length that ends there.
+  while (!s.empty()) {
+    std::size_t cut = 0;
+    for (std::size_t n = 1; n <= 3 && n <= s.size() && cut == 0; ++n) {
+      if (space_at(s, s.size() - n) == n) cut = n;
+    }
+    if (cut == 0) break;
+    s.remove_suffix(cut);
+  }
+  return s;
+}
+
+// Appends the decimal canonical form of (negative) digits × 10^scale, whose digits are already in
+// `out` from `start` on, leading zeros stripped: rounded away from zero to a multiple of 10^-9,
+// trailing zeros moved into the exponent, the exponent lowered to a multiple of three, then the
+// suffix: SI (`m`, `k`, … `E`) or an exponent (`e6`).
+void finish_decimal(std::string& out, std::size_t start, bool negative, std::int64_t scale,
+                    bool si) {
+  if (scale < kNanoExponent) {
+    const std::int64_t drop = kNanoExponent - scale;
+    const std::size_t digits = out.size() - start;
+    bool sticky = false;
+    const std::size_t keep =
+        drop >= static_cast<std::int64_t>(digits) ? 0 : digits - static_cast<std::size_t>(drop);
+    for (std::size_t i = start + keep; i < out.size() && !sticky; ++i) sticky = out[i] != '0';
+    out.resize(start + keep);
+    scale = kNanoExponent;
+    if (sticky) {  // + 1 at 10^-9
+      std::size_t i = out.size();
+      while (i > start && out[i - 1] == '9') out[--i] = '0';
+      if (i > start) {
+        ++out[i - 1];
+      } else {
+        out.insert(out.begin() + static_cast<std::ptrdiff_t>(start), '1');
+      }
+    }
+  }
+  while (out.size() > start && out.back() == '0') {
+    out.pop_back();
+    ++scale;
+  }
+  if (out.size() == start) {  // zero
+    out.resize(start - (negative ? 1 : 0));
+    out += '0';
+    return;
+  }
+  const std::int64_t lower = ((scale % 3) + 3) % 3;
+  out.append(static_cast<std::size_t>(lower), '0');
+  scale -= lower;
+  static constexpr std::array<std::string_view, 10> kSi = {"n", "u", "m", "",  "k",
+                                                           "M", "G", "T", "P", "E"};
+  if (si && scale <= 18) {
+    out += kSi[static_cast<std::size_t>((scale + 9) / 3)];
+  } else if (scale != 0) {
+    // Past `E` (10^18) Kubernetes has no SI suffix and writes none, a value 10^21 times smaller
+    // for "1000E": an exponent keeps the value (docs/compatibility.md, "/convert").
+    out += 'e';
+    out += std::to_string(scale);
+  }
+}
+
+void append_u128(std::string& out, U128 v) {
+  char digits[40];
+  int n = 0;
+  do {
+    digits[n++] = static_cast<char>('0' + static_cast<int>(v % 10));
+    v /= 10;
+  } while (v != 0);
+  while (n > 0) out += digits[--n];
+}
+
+}  // namespace
+
+QuantityError append_canonical_quantity(std::string& out, std::string_view text) {
+  const std::string_view s = trim_go_space(text);
+  if (s.empty()) return QuantityError::kFormat;
+  if (s == "0") {
+    out += '0';
+    return QuantityError::kNone;
+  }
+  const ParsedQuantity parsed = parse_quantity(s);
+  if (!parsed.ok() && parsed.error != QuantityError::kRange) return parsed.error;
+  const Scan sc = scan(s);
+  if (sc.zero) {
+    out += '0';
+    return QuantityError::kNone;
+  }
+  const Suffix suffix = interpret(s.substr(sc.suffix_begin));
+  // Kubernetes' num (the integer digits without leading zeros, "0" when none) and denom.
+  const std::string_view num =
+      sc.int_end > sc.int_begin ? s.substr(sc.int_begin, sc.int_end - sc.int_begin) : "0";
+  const std::string_view denom = s.substr(sc.frac_begin, sc.frac_end - sc.frac_begin);
+  const auto denom_digits = static_cast<std::int64_t>(denom.size());
+
+  // Kubernetes keeps the text it parsed when it is already canonical (its fast path, short
+  // numbers only).
+  if (suffix.binary) {
+    const std::int64_t precision =
+        15 - static_cast<std::int64_t>(num.size()) - suffix.exponent * 3 / 10 - 1;
+    const std::optional<std::int64_t> value =
+        denom.empty() && precision >= 0 ? parse_int64(num) : std::nullopt;
+    std::int64_t product = 0;
+    if (value && !__builtin_mul_overflow(*value, std::int64_t{1} << suffix.exponent, &product) &&
+        (*value & 7) != 0) {
+      out += s;
+      return QuantityError::kNone;
+    }
+  } else if (num.size() + denom.size() <= 18 &&
+             decimal_scale(suffix.exponent, denom_digits) >= kNanoExponent &&
+             decimal_scale(suffix.exponent, denom_digits) % 3 == 0 && num[0] != '0') {
+    // The digits num + denom must not end in "000".
+    char shifted[20];
+    const std::size_t n = num.copy(shifted, num.size());
+    const std::size_t m = n + denom.copy(shifted + n, denom.size());
+    if (std::string_view(shifted, m).substr(m - std::min<std::size_t>(m, 3)) != "000") {
+      out += s;
+      return QuantityError::kNone;
+    }
+  }
+
+  if (suffix.binary) {
+    const Quantity& q = parsed.value;  // exact, rounded and capped as Kubernetes does
+    if (q.is_zero()) {
+      out += '0';
+      return QuantityError::kNone;
+    }
+    const bool negative = q.sign() < 0;
+    if (negative) out += '-';
+    const Quantity size = negative ? q.negated() : q;
+    const std::size_t start = out.size();
+    if (size < Quantity::of_int(1024) || q.exponent() < 0) {
+      // Within ±1024, or not whole: Kubernetes writes it as a decimal (DecimalSI).
+      append_u128(out, magnitude(q.mantissa()));
+      finish_decimal(out, start, negative, q.exponent(), true);
+      return QuantityError::kNone;
+    }
+    // Whole and at most 2^63 - 1: the largest power of 1024 that divides it.
+    U128 v = magnitude(q.mantissa()) * kPow10[static_cast<std::size_t>(q.exponent())];
+    std::size_t times = 0;
+    while (v >= 1024 && v % 1024 == 0) {
+      v /= 1024;
+      ++times;
+    }
+    static constexpr std::array<std::string_view, 7> kBinary = {"",   "Ki", "Mi", "Gi",
+                                                                "Ti", "Pi", "Ei"};
+    append_u128(out, v);
+    out += kBinary[times];
+    return QuantityError::kNone;
+  }
+  if (sc.negative) out += '-';
+  const std::size_t start = out.size();
+  if (num != "0") out += num;
+  std::size_t lead = 0;
+  if (out.size() == start) {
+    while (lead < denom.size() && denom[lead] == '0') ++lead;
+  }
+  out += denom.substr(lead);
+  finish_decimal(out, start, sc.negative, decimal_scale(suffix.exponent, denom_digits), suffix.si);
+  return QuantityError::kNone;
+}
 
 }  // namespace kpw

@@ -71,4 +71,14 @@ struct ParsedQuantity {
 // heap.
 ParsedQuantity parse_quantity(std::string_view text);
 
+// Appends the text Kubernetes writes for a quantity it read from JSON (resource.Quantity's
+// UnmarshalJSON, then MarshalJSON): the text itself when Kubernetes keeps it ("100m", "1Gi", "+1",
+// "1.230", "01": short, its exponent a multiple of three, not ending in 000), else the canonical
+// form ("0.1" is 100m, "1.5Gi" 1536Mi, "1000e3" 1e6, "0.5Ki" 512, "8Ei" 9223372036854775807).
+// `text` is a JSON string's content or a number's spelling; white space around it is ignored, as
+// there. Any number of digits (kRange never happens). One difference: a decimal value from 10^21
+// on written with an SI suffix ("1000E") is written with an exponent ("1e21"), where Kubernetes
+// drops the suffix and writes "1". On error nothing is appended. Linear in the text.
+QuantityError append_canonical_quantity(std::string& out, std::string_view text);
+
 }  // namespace kpw

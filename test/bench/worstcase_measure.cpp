@@ -17,6 +17,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -56,6 +57,14 @@ std::string describe_answer(const kpw::HttpAnswer& answer) {
       const auto& r = response->value;
       const auto a = r.FindMember("allowed");
       if (a != r.MemberEnd() && a->value.IsBool()) allowed = a->value.GetBool() ? "allow" : "deny";
+      // A ConversionReview's answer (/convert): its result.
+      const auto result = r.FindMember("result");
+      if (result != r.MemberEnd() && result->value.IsObject()) {
+        const auto s = result->value.FindMember("status");
+        if (s != result->value.MemberEnd() && s->value.IsString()) {
+          allowed = std::string_view(s->value.GetString()) == "Success" ? "converted" : "failed";
+        }
+      }
       const auto w = r.FindMember("warnings");
       if (w != r.MemberEnd() && w->value.IsArray()) warnings = w->value.Size();
       const auto status = r.FindMember("status");

@@ -32,6 +32,25 @@ without the leading slash, holding:
                     the same request otherwise, to that webhook (as the API server does after
                     mutation) and judged by that expect.
 
+ConversionReview fixtures (`test/fixtures/convert/`, the paths in CONVERSION_WEBHOOKS) hold a
+ConversionReview instead and expect what controller-runtime's conversion handler answers:
+
+    {"description": "...", "review": <ConversionReview object, or a raw body string>,
+     "expect": {"http_status": 200, "result": "Success", "objects": [...], "body": "..."},
+     "upstream": "same"}
+
+  http_status  HTTP status (default 200); 400 is answered with an empty body.
+  result       response.result.status, "Success" or "Failure" (required with 200).
+  objects      (Success) response.convertedObjects, as JSON values; [] for `null`.
+  message      (Failure) response.result.message, exactly.
+  body         (optional) the whole answer, byte for byte.
+  upstream     (required) "same": upstream's binary answers exactly `expect` (status and body);
+               or {"differs": "why", "http_status": N, "body": "..."}: what it answers instead,
+               a deliberate difference (docs/compatibility.md, "/convert"). Not checked here:
+               test_apiserver_conversion.py posts every such fixture to upstream's binary.
+The answer must also echo request.uid and the review's kind/apiVersion (when not empty) and carry
+no `request`.
+
 Fixture key `flags` (optional): extra server flags the fixture needs (e.g.
 ["--default-rebalancer-ttl-seconds", "3600"]); given to `review` offline and to the server in e2e.
 
@@ -73,6 +92,10 @@ CAUSE_TYPES = {
 }
 
 FIXTURE_KEYS = {"description", "review", "expect", "flags"}
+# The paths that take a ConversionReview (`karmada-policy-webhook routes`, type "conversion").
+CONVERSION_WEBHOOKS = {"/convert"}
+CONVERSION_FIXTURE_KEYS = FIXTURE_KEYS | {"upstream"}
+CONVERSION_EXPECT_KEYS = {"http_status", "result", "objects", "message", "body"}
 # At most this many errors are shown; the rest are one last cause `and N more errors`.
 MAX_SHOWN_ERRORS = 100
 OMITTED = re.compile(r"and ([0-9]+) more errors?")
@@ -159,11 +182,98 @@ def _is_str_list(v):
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
-def fixture_problems(fixture: dict) -> list[str]:
+def is_conversion(webhook) -> bool:
+    return webhook in CONVERSION_WEBHOOKS
+
+
+def conversion_fixture_problems(fixture: dict) -> list[str]:
+    problems = []
+    for key in sorted(set(fixture) - CONVERSION_FIXTURE_KEYS):
+        problems.append("fixture: unknown key %r" % key)
+    if not isinstance(fixture.get("description"), str) or not fixture.get("description"):
+        problems.append("fixture: 'description' must be a non-empty string")
+    if not isinstance(fixture.get("review"), (dict, str)):
+        problems.append("fixture: 'review' must be an object or a string (raw body)")
+    upstream = fixture.get("upstream")
+    if upstream != "same" and not (isinstance(upstream, dict) and
+                                   set(upstream) == {"differs", "http_status", "body"} and
+                                   isinstance(upstream["differs"], str) and upstream["differs"]):
+        problems.append("fixture: 'upstream' must be \"same\" or {differs, http_status, body}")
+    expect = fixture.get("expect")
+    if not isinstance(expect, dict):
+        return problems + ["fixture: 'expect' must be an object"]
+    for key in sorted(set(expect) - CONVERSION_EXPECT_KEYS):
+        problems.append("expect: unknown key %r" % key)
+    status = expect.get("http_status", 200)
+    if status == 200:
+        if expect.get("result") not in ("Success", "Failure"):
+            problems.append("expect.result must be \"Success\" or \"Failure\"")
+        elif expect["result"] == "Success" and not isinstance(expect.get("objects"), list):
+            problems.append("expect.objects must list the converted objects of a Success")
+        elif expect["result"] == "Failure" and not isinstance(expect.get("message"), str):
+            problems.append("expect.message must be the message of a Failure")
+    elif status != 400 or set(expect) - {"http_status", "body"} or expect.get("body", "") != "":
+        problems.append("expect: HTTP %r: only 400 with an empty body is not 200" % (status,))
+    if "body" in expect and not isinstance(expect["body"], str):
+        problems.append("expect.body must be a string")
+    return problems
+
+
+def check_conversion_answer(fixture: dict, http_status: int, body: bytes) -> list[str]:
+    """Problems with the answer to a ConversionReview fixture."""
+    problems = conversion_fixture_problems(fixture)
+    if problems:
+        return problems
+    expect, review = fixture["expect"], fixture["review"]
+    want_status = expect.get("http_status", 200)
+    if http_status != want_status:
+        problems.append("HTTP status %s, expected %d" % (http_status, want_status))
+    text = body.decode("utf-8", "replace") if isinstance(body, (bytes, bytearray)) else body
+    if "body" in expect and text != expect["body"]:
+        problems.append("body %s, expected %s" % (_short(text, 600), _short(expect["body"], 600)))
+    if want_status != 200:
+        return problems
+    try:
+        answer = _strict_loads(text)
+    except ValueError as e:
+        return problems + ["answer is not JSON (%s): %s" % (e, _short(text))]
+    if not isinstance(answer, dict) or not isinstance(answer.get("response"), dict):
+        return problems + ["answer has no 'response' object: %s" % _short(text)]
+    if "request" in answer:
+        problems.append("the answer carries the request")
+    response = answer["response"]
+    if isinstance(review, dict):
+        for key in ("kind", "apiVersion"):
+            if isinstance(review.get(key), str) and review[key] and answer.get(key) != review[key]:
+                problems.append("answer %s %r, expected %r (echo)" % (key, answer.get(key), review[key]))
+        request = review.get("request")
+        if isinstance(request, dict) and isinstance(request.get("uid"), str) and \
+                response.get("uid") != request["uid"]:
+            problems.append("response.uid %r, expected %r" % (response.get("uid"), request["uid"]))
+    result = response.get("result")
+    if not isinstance(result, dict) or result.get("status") != expect["result"]:
+        problems.append("result %s, expected status %r" % (_short(result), expect["result"]))
+        return problems
+    objects = response.get("convertedObjects")
+    if expect["result"] == "Success":
+        if (objects or []) != expect["objects"]:
+            problems.append("convertedObjects %s, expected %s" % (_short(objects, 600),
+                                                                 _short(expect["objects"], 600)))
+    else:
+        if objects is not None:
+            problems.append("a Failure with convertedObjects %s" % _short(objects))
+        if result.get("message") != expect["message"]:
+            problems.append("result.message %r, expected %r" % (result.get("message"), expect["message"]))
+    return problems
+
+
+def fixture_problems(fixture: dict, webhook: str | None = None) -> list[str]:
     """Problems with the fixture itself (format, contradictory expectations)."""
     problems = []
     if not isinstance(fixture, dict):
         return ["fixture: not a JSON object"]
+    if is_conversion(webhook):
+        return conversion_fixture_problems(fixture)
     for key in sorted(set(fixture) - FIXTURE_KEYS):
         problems.append("fixture: unknown key %r" % key)
     if not isinstance(fixture.get("description"), str) or not fixture.get("description"):
@@ -238,6 +348,8 @@ def is_mutating(webhook) -> bool:
 def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | None = None) -> list[str]:
     """Problems with `body` (the HTTP answer to request_body(fixture)) under the fixture's
     expectations; [] means it passes. The patch of a mutating answer is judged by run_fixture."""
+    if is_conversion(webhook):
+        return check_conversion_answer(fixture, http_status, body)
     problems = fixture_problems(fixture)
     if problems:
         return problems
@@ -534,7 +646,7 @@ def run_fixture(webhook: str, fixture: dict, send) -> list[str]:
     """Runs one fixture through `send(webhook, body_bytes) -> (http_status, body_bytes)` (offline
     or over HTTPS) and returns its problems. For a mutating webhook: applies the patch, compares
     the object, checks idempotency and runs `then`."""
-    problems = fixture_problems(fixture)
+    problems = fixture_problems(fixture, webhook)
     if problems:
         return problems
     status, body = send(webhook, request_body(fixture))

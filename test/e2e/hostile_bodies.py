@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The most expensive AdmissionReview bodies we can construct, per kind, at a given size.
+"""The most expensive review bodies we can construct, per path, at a given size (AdmissionReviews,
+and ConversionReviews for /convert).
 
 Each shape fills one list (or one string, or one map) of an otherwise ordinary review until the
 body reaches the size asked for: many elements, all duplicates, all invalid, deep-but-legal
@@ -530,6 +531,100 @@ def unprotected_many_labels(n, _):
     return deletion(labels)
 
 
+# --- /convert: ConversionReviews (apiextensions.k8s.io/v1) of ResourceBindings ---------------------
+
+V1ALPHA1 = "work.karmada.io/v1alpha1"
+V1ALPHA2 = "work.karmada.io/v1alpha2"
+
+
+def conversion(objects, desired=V1ALPHA2):
+    return {"apiVersion": "apiextensions.k8s.io/v1", "kind": "ConversionReview",
+            "request": {"uid": UID, "desiredAPIVersion": desired, "objects": objects}}
+
+
+def binding_at(spec=None, status=None, metadata=None, version=V1ALPHA1, kind="ResourceBinding"):
+    obj = {"apiVersion": version, "kind": kind,
+           "metadata": metadata or {"name": "web-deployment", "namespace": "tenant"},
+           "spec": spec or {"resource": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                         "namespace": "tenant", "name": "web", "replicas": 3}}}
+    if status is not None:
+        obj["status"] = status
+    return obj
+
+
+def convert_many_objects(n, _):
+    """n ordinary bindings at v1alpha1 (resource, requests, two clusters, a condition), each
+    converted to v1alpha2."""
+    spec = {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "namespace": "tenant", "name": "web",
+                         "replicas": 3, "resourcePerReplicas": {"cpu": "250m", "memory": "64Mi"}},
+            "clusters": [{"name": "member1", "replicas": 2}, {"name": "member2", "replicas": 1}]}
+    status = {"conditions": [{"type": "Scheduled", "status": "True", "reason": "Success", "message": "ok",
+                              "lastTransitionTime": "2026-01-02T03:04:05Z"}]}
+    return conversion([binding_at(spec, status) for _ in range(n)])
+
+
+def convert_many_clusters(n, _):
+    """One binding with n target clusters (100 000 at 3 MiB)."""
+    return conversion([binding_at({"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                                "clusters": [{"name": "m%d" % i, "replicas": 1} for i in range(n)]})])
+
+
+def convert_empty_clusters(n, _):
+    """One binding with n empty clusters: each `{}` is written `{"name":""}`, the answer's largest
+    growth over the body."""
+    return conversion([binding_at({"resource": {}, "clusters": [{} for _ in range(n)]})])
+
+
+def convert_many_labels(n, _):
+    """A binding with n labels in reverse order (the encoder sorts them) and n annotations."""
+    labels = {"l%07d" % (n - i): "v" for i in range(n)}
+    return conversion([binding_at(metadata={"name": "web", "namespace": "tenant", "labels": labels,
+                                         "annotations": dict(labels)})])
+
+
+def convert_many_quantities(n, _):
+    """A binding (v1alpha2 to v1alpha1) whose resourceRequest holds n quantities none of which is
+    canonical (each rewritten: 0.1 is 100m, 1.5Gi 1536Mi)."""
+    request = {"example.com/r%07d" % (n - i): ("0.1" if i % 2 else "1.5Gi") for i in range(n)}
+    return conversion([binding_at({"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+                                "replicaRequirements": {"resourceRequest": request}}, version=V1ALPHA2)],
+                      V1ALPHA1)
+
+
+def convert_many_times(n, _):
+    """n conditions whose times carry offsets and fractions (each parsed and written in UTC)."""
+    return conversion([binding_at(status={"conditions": [
+        {"type": "C%d" % i, "status": "True", "reason": "R", "message": "m",
+         "lastTransitionTime": "2026-01-02T03:04:05.123456789+05:30"} for i in range(n)]})])
+
+
+def convert_deep_status(n, _):
+    """n aggregatedStatus items whose status (kept as it is) nests as deep as a review may (128
+    levels in all: 119 inside each status)."""
+    deep = {}
+    for _ in range(119):
+        deep = {"d": deep}
+    return conversion([binding_at(status={"aggregatedStatus": [{"clusterName": "m%d" % i, "status": deep}
+                                                            for i in range(n)]})])
+
+
+def convert_unknown_keys(n, _):
+    """A binding whose spec holds n keys neither version has (read and skipped)."""
+    spec = {"resource": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"}}
+    spec.update({"u%07d" % i: i for i in range(n)})
+    return conversion([binding_at(spec)])
+
+
+def convert_type_errors(n, _):
+    """n clusters whose replicas are strings: the first type error is the answer (Failure), every
+    other element is still read, as Go's decoder reads on."""
+    return conversion([binding_at({"resource": {}, "clusters": [{"name": "m", "replicas": "1"} for _ in range(n)]})])
+
+
+CONVERT_SHAPES = [convert_many_objects, convert_many_clusters, convert_empty_clusters, convert_many_labels,
+                  convert_many_quantities, convert_many_times, convert_deep_status, convert_unknown_keys,
+                  convert_type_errors]
+
 OVERRIDE_SHAPES = [rules_many_labels, labels_invalid_sorted, field_overriders_many, field_ops_invalid,
                    cluster_selector_invalid, rule_selectors_invalid, legacy_overriders_invalid,
                    selectors_no_namespace, selectors_empty_namespace, identity_warnings,
@@ -564,6 +659,7 @@ CATALOGUE = [
     ("/mutate-clusterresourcebinding", True,
      [components_alike, dependencies_valid, clusters_many, binding_many_labels]),
     ("/validate-resourcedeletionprotection", None, [protected_many_labels, unprotected_many_labels]),
+    ("/convert", None, CONVERT_SHAPES),
 ]
 
 

@@ -7,7 +7,9 @@
   with HTTP 200 and its own uid; a validating answer stays under 64 KiB (at most 100 causes); a
   mutating one is a patch of at most 4 MiB (past that the review is refused with code 413: the
   OverridePolicy bodies of selectors without a namespace ask for one op each); the warnings of any
-  answer (the OverridePolicy identity-path ones: one per plaintext op) stay within the cap;
+  answer (the OverridePolicy identity-path ones: one per plaintext op) stay within the cap; a
+  ConversionReview's (/convert) converts every object, or fails on the first type error, in an
+  answer at most 6 times its body;
 - an ordinary review on another connection is answered promptly while a large body is judged in
   a loop beside it (large bodies are judged off the I/O threads);
 - a large body that finds every review slot taken gets HTTP 429 with Retry-After at once; the body
@@ -42,6 +44,7 @@ MAX_LARGE_REVIEWS = 2
 READ_TIMEOUT = 6.0
 ANSWER_LIMIT = 64 * 1024
 PATCH_ANSWER_LIMIT = 6 * 1024 * 1024  # 4 MiB of patch, in base64
+CONVERSION_GROWTH = 6  # a converted object is at most this many times its size as sent
 # Warnings are capped as the API server shows them: 4 KiB in all, each cut to 256 bytes, then one
 # last warning saying how many were not shown (src/admission/warnings.hpp).
 WARNINGS_LIMIT = 4096 + 256
@@ -115,6 +118,15 @@ def judge_answer(path, body, answer, took, bound):
     check(took < bound, "%s: answered in %.2f s (bound %.0f s: a super-linear rule?)", path, took, bound)
     response = answer.json()["response"]
     check(response["uid"] == hostile_bodies.UID, "%s: uid %r", path, response.get("uid"))
+    if path.startswith("/convert"):
+        # A ConversionReview's answer holds the objects converted, as upstream writes them: linear
+        # in the body (an empty cluster `{}` is written `{"name":""}`), or one failure message.
+        status = response["result"]["status"]
+        check(status == ("Failure" if "type-errors" in path else "Success"), "%s: result %s", path,
+              json.dumps(response["result"])[:300])
+        check(len(answer.body) <= CONVERSION_GROWTH * len(body), "%s: an answer of %d bytes to %d",
+              path, len(answer.body), len(body))
+        return
     warnings = response.get("warnings") or []
     check(sum(len(w.encode()) for w in warnings) <= WARNINGS_LIMIT, "%s: %d warnings of %d bytes in all", path,
           len(warnings), sum(len(w.encode()) for w in warnings))

@@ -80,7 +80,7 @@ void run(const kpw::Route& hook, kpw::Operation op, const std::string& input) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   if (size > 64 * 1024) return 0;
   const std::string input(reinterpret_cast<const char*>(data), size);
-  for (const kpw::Route& hook : kpw::webhooks()) {
+  for (const kpw::Route& hook : kpw::routes()) {
     if (!hook.mutating) continue;
     run(hook, kpw::Operation::kCreate, input);
     run(hook, kpw::Operation::kUpdate, input);
