@@ -74,6 +74,13 @@ void HttpAnswer::start(unsigned code, std::string_view type) {
   outcome.violations.clear();
 }
 
+std::string& HttpAnswer::conversion() {
+  start(200, "application/json");
+  return body;
+}
+
+void HttpAnswer::conversion_undecodable() { start(400, "text/plain; charset=utf-8"); }
+
 void HttpAnswer::errored(const Envelope& env, unsigned code, std::string_view message) {
   start(200, "application/json");
   append_errored(env, code, message, body);

@@ -65,6 +65,10 @@ struct HttpAnswer {
   void method_not_post();
   // GET /healthz or /readyz.
   void probe(bool ok);
+  // A ConversionReview (conversion.cpp): HTTP 200, JSON, the body emptied for the caller to write.
+  std::string& conversion();
+  // A ConversionReview that does not decode: HTTP 400 with an empty body (controller-runtime's).
+  void conversion_undecodable();
 
  private:
   // Every field anew; the body emptied (its capacity kept).

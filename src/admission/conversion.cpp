@@ -163,14 +163,15 @@ void open_answer(const Review& r, std::string& out) {
 
 // No objects: `null`, then the failure (json.Encoder ends its output with a newline).
 void answer_failure(const Review& r, std::string_view message, HttpAnswer& answer) {
-  answer.body.clear();
-  open_answer(r, answer.body);
-  answer.body += "null,\"result\":{\"metadata\":{},\"status\":\"Failure\"";
+  std::string& out = answer.conversion();
+  answer.outcome.uid = r.uid;
+  open_answer(r, out);
+  out += "null,\"result\":{\"metadata\":{},\"status\":\"Failure\"";
   if (!message.empty()) {
-    answer.body += ",\"message\":";
-    append_go_json_string(answer.body, message);
+    out += ",\"message\":";
+    append_go_json_string(out, message);
   }
-  answer.body += "}}}\n";
+  out += "}}}\n";
 }
 
 // Decodes, converts and answers; `r` is filled as the review is read.
@@ -179,12 +180,11 @@ void convert(const Route& route, std::string& body, Review& r, HttpAnswer& answe
   // A body our reader refuses (malformed, or what Go would read: duplicate keys, nesting deeper
   // than kMaxJsonDepth, invalid UTF-8, bytes after the review) is not a ConversionReview here.
   if (body.empty() || !arena.parse_in_place(body).ok || !decode(arena.document(), r)) {
-    answer.status = 400;
-    answer.content_type = "text/plain; charset=utf-8";
+    answer.conversion_undecodable();
     return;
   }
+  std::string& out = answer.conversion();
   answer.outcome.uid = r.uid;
-  std::string& out = answer.body;
   open_answer(r, out);
   if (r.objects == nullptr || r.objects->Empty()) {
     out += "null";
@@ -212,18 +212,14 @@ void handle_conversion(const Route& route, std::string& body, HttpAnswer& answer
   try {
     convert(route, body, r, answer);
   } catch (const std::exception& e) {
+    answer_failure(r, kInternalError, answer);
     answer.outcome.denial.assign("internal error: ");
     answer.outcome.denial += e.what();
     answer.outcome.internal_error = true;
-    answer.status = 200;
-    answer.content_type = "application/json";
-    answer_failure(r, kInternalError, answer);
   } catch (...) {
+    answer_failure(r, kInternalError, answer);
     answer.outcome.denial.assign("internal error: an exception that is not a std::exception");
     answer.outcome.internal_error = true;
-    answer.status = 200;
-    answer.content_type = "application/json";
-    answer_failure(r, kInternalError, answer);
   }
 }
 

@@ -221,3 +221,27 @@ TEST_CASE("answers: each named answer sets every field, whatever the answer held
   CHECK_FALSE(a.outcome.reviewed);
   CHECK(a.outcome.violations.empty());
 }
+
+// The answer of a connection's earlier review must not stay in front of a ConversionReview's
+// (found by test_hostile_bodies: a keep-alive connection answered both, one after the other).
+TEST_CASE("answers: a ConversionReview after an AdmissionReview on one connection") {
+  kpw::HttpAnswer a;
+  std::string body = review("admission.k8s.io/v1", "policy.karmada.io", "PropagationPolicy", kBase);
+  kpw::handle_http(kpw::find_route("/validate-propagationpolicy"), "POST", "application/json", body,
+                   kpw::kDefaultSettings, a);
+  REQUIRE(a.outcome.reviewed);
+  std::string conversion =
+      R"({"apiVersion":"apiextensions.k8s.io/v1","kind":"ConversionReview","request":{"uid":"u",)"
+      R"("desiredAPIVersion":"work.karmada.io/v1alpha2","objects":[]}})";
+  kpw::handle_http(kpw::find_route("/convert"), "POST", "application/json", conversion,
+                   kpw::kDefaultSettings, a);
+  CHECK(a.status == 200);
+  CHECK(a.body.rfind(R"({"kind":"ConversionReview")", 0) == 0);
+  CHECK_FALSE(a.outcome.reviewed);
+  std::string garbage = "{";
+  kpw::handle_http(kpw::find_route("/convert"), "POST", "application/json", garbage,
+                   kpw::kDefaultSettings, a);
+  CHECK(a.status == 400);
+  CHECK(a.body.empty());
+  CHECK(a.content_type == "text/plain; charset=utf-8");
+}
