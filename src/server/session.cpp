@@ -4,10 +4,10 @@
 #include <netinet/tcp.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cstdint>
 #include <mutex>
 
+#include "server/answer_writer.hpp"
 #include "server/review_log.hpp"
 
 namespace kpw {
@@ -28,12 +28,6 @@ std::string_view origin_form(std::string_view target) {
   if (scheme == std::string_view::npos || target.front() == '/') return target;
   const std::size_t path = target.find('/', scheme + 3);
   return path == std::string_view::npos ? std::string_view("/") : target.substr(path);
-}
-
-void append_decimal(std::string& out, std::size_t n) {
-  char digits[20];
-  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
-  out.append(digits, end);
 }
 
 }  // namespace
@@ -277,27 +271,10 @@ void Session::fail_read(error_code ec) {
   finish();
 }
 
-// The answer, head and body, is written into one reused buffer and sent as one write (one TLS
-// record for a typical answer). The head is what Beast would write for it: status line,
-// Content-Type, Allow on a 405, `Connection: close` when closing, Content-Length.
 void Session::send(bool keep_alive) {
-  std::string& out = out_;
-  out.clear();
-  out += "HTTP/1.1 ";
-  append_decimal(out, answer_.status);
-  out += ' ';
-  out += http::obsolete_reason(static_cast<http::status>(answer_.status));
-  out += "\r\nContent-Type: ";
-  out += answer_.content_type;
-  if (answer_.method_not_allowed) out += "\r\nAllow: POST";
-  if (answer_.retry_after) out += "\r\nRetry-After: 1";
-  if (!keep_alive) out += "\r\nConnection: close";
-  out += "\r\nContent-Length: ";
-  append_decimal(out, answer_.body.size());
-  out += "\r\n\r\n";
-  out += answer_.body;
+  write_answer(answer_, "POST", keep_alive, out_);
   beast::get_lowest_layer(stream_).expires_after(state_.options.read_timeout);
-  net::async_write(stream_, net::buffer(out),
+  net::async_write(stream_, net::buffer(out_),
                    [self = shared_from_this(), keep_alive](error_code ec, std::size_t) {
                      self->release(metrics::RequestEnd::kAnswered);
                      self->trim_buffers();
