@@ -112,14 +112,18 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
     return error;
   }
 
+  // Before the loops: a session still open when they stop (the grace ran out) is destroyed with
+  // its loop's pending handlers, and leaves the connection list then.
+  ServerState state(options, handler);
+  state.tls.store(ctx);
+
   const unsigned threads = options.threads == 0 ? 1 : options.threads;
   Loops loops;
   for (unsigned i = 0; i < threads; ++i) loops.push_back(std::make_unique<net::io_context>(1));
   // After the loops, so that it is destroyed first: its queued jobs hold sessions of the loops.
   ReviewPool reviews(std::max(1u, options.review_threads),
                      std::max<std::size_t>(1, options.max_large_reviews));
-  ServerState state(options, handler, reviews);
-  state.tls.store(ctx);
+  state.reviews = &reviews;
   // The first loop also carries the listeners, timers and signals.
   net::io_context& ioc = *loops.front();
   tcp::acceptor acceptor(ioc);

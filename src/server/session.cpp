@@ -161,7 +161,7 @@ void Session::on_body(error_code ec) {
   }
   // Judged on a review thread (smallest body first); the answer is written back on this
   // connection's loop.
-  state_.reviews.post(req.body().size(), [self = shared_from_this()] {
+  state_.reviews->post(req.body().size(), [self = shared_from_this()] {
     self->judge();
     release_review_document();
     self->give_back_large_slot();
@@ -170,7 +170,7 @@ void Session::on_body(error_code ec) {
 }
 
 bool Session::take_large_slot() {
-  if (!state_.reviews.try_acquire()) {
+  if (!state_.reviews->try_acquire()) {
     metrics::large_review_refused();
     return false;
   }
@@ -179,7 +179,7 @@ bool Session::take_large_slot() {
   // The body goes into memory a previous large body left faulted in (see take_buffer).
   std::string& body = parser_->get().body();
   if (body.empty()) {
-    std::string buffer = state_.reviews.take_buffer();
+    std::string buffer = state_.reviews->take_buffer();
     if (buffer.capacity() > body.capacity()) body.swap(buffer);
   }
   return true;
@@ -192,7 +192,7 @@ bool Session::take_large_slot() {
 // timeout and --max-request-bytes), and the connection serves the next request. A client waiting
 // for "100 Continue" sends no body: that connection is closed after the answer.
 void Session::refuse_large(std::uint64_t length) {
-  answer_.busy(state_.reviews.max_in_flight(), large_bytes_);
+  answer_.busy(state_.reviews->max_in_flight(), large_bytes_);
   const bool body_coming = !beast::iequals(parser_->get()[http::field::expect], "100-continue") &&
                            length <= state_.options.max_request_bytes;
   answer_.close = !body_coming;
@@ -220,8 +220,8 @@ void Session::discard_body(bool keep_alive) {
 void Session::give_back_large_slot() {
   if (!large_slot_) return;
   large_slot_ = false;
-  if (parser_) state_.reviews.give_buffer(std::move(parser_->get().body()));
-  state_.reviews.release();
+  if (parser_) state_.reviews->give_buffer(std::move(parser_->get().body()));
+  state_.reviews->release();
   metrics::large_review_finished();
 }
 
