@@ -1,4 +1,4 @@
-// What the HTTPS port's connections share, and the event loops they run on.
+// What the connections of every port share, and the event loops they run on.
 #pragma once
 
 #include <atomic>
@@ -14,7 +14,7 @@
 
 namespace kpw {
 
-class Session;
+class Connection;
 
 // One event loop per I/O thread. A connection lives on one loop for its whole life, so its
 // handlers never run concurrently and need no strand: a strand's executor does not fit inside
@@ -35,7 +35,7 @@ struct ServerState {
   std::atomic<bool> ready{false};
   std::atomic<TlsContext> tls;
   std::mutex connections_mutex;
-  std::list<std::weak_ptr<Session>> connections;
+  std::list<std::weak_ptr<Connection>> connections;  // every port's
 };
 
 }  // namespace kpw
