@@ -3,8 +3,8 @@
 #include <mutex>
 #include <string>
 
+#include "server/http_session.hpp"
 #include "server/metrics.hpp"
-#include "server/session.hpp"
 #include "util/log.hpp"
 
 namespace kpw {
@@ -15,8 +15,8 @@ using boost::system::error_code;
 
 }  // namespace
 
-Drain::Drain(Loops& loops, ServerState& state, std::shared_ptr<TlsListener> listener,
-             std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher,
+Drain::Drain(Loops& loops, ServerState& state, std::shared_ptr<Listener> listener,
+             std::vector<std::shared_ptr<Listener>> plain, CertificateWatcher& watcher,
              MemoryTrimmer& trimmer)
     : loops_(loops),
       timer_(*loops.front()),
@@ -49,10 +49,10 @@ void Drain::stop_accepting() {
 }
 
 void Drain::close_idle_connections() {
-  std::vector<std::shared_ptr<Session>> open;
+  std::vector<std::shared_ptr<Connection>> open;
   {
     std::lock_guard<std::mutex> lock(state_.connections_mutex);
-    for (const std::weak_ptr<Session>& w : state_.connections) {
+    for (const std::weak_ptr<Connection>& w : state_.connections) {
       if (auto s = w.lock()) open.push_back(std::move(s));
     }
   }

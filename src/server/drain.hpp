@@ -10,7 +10,6 @@
 #include "server/certificate_watcher.hpp"
 #include "server/listener.hpp"
 #include "server/memory_trimmer.hpp"
-#include "server/plain_http.hpp"
 #include "server/server_state.hpp"
 
 namespace kpw {
@@ -18,8 +17,8 @@ namespace kpw {
 class Drain {
  public:
   // Its timer runs on the first loop.
-  Drain(Loops& loops, ServerState& state, std::shared_ptr<TlsListener> listener,
-        std::vector<std::shared_ptr<PlainHttpListener>> plain, CertificateWatcher& watcher,
+  Drain(Loops& loops, ServerState& state, std::shared_ptr<Listener> listener,
+        std::vector<std::shared_ptr<Listener>> plain, CertificateWatcher& watcher,
         MemoryTrimmer& trimmer);
 
   // `skip_delay`: stop accepting at once (SIGINT).
@@ -33,8 +32,8 @@ class Drain {
   Loops& loops_;
   boost::asio::steady_timer timer_;
   ServerState& state_;
-  std::shared_ptr<TlsListener> listener_;
-  std::vector<std::shared_ptr<PlainHttpListener>> plain_;
+  std::shared_ptr<Listener> listener_;            // the HTTPS port: closed when draining begins
+  std::vector<std::shared_ptr<Listener>> plain_;  // probes and metrics: closed last
   CertificateWatcher& watcher_;
   MemoryTrimmer& trimmer_;
   std::chrono::steady_clock::time_point deadline_;

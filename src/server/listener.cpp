@@ -3,7 +3,8 @@
 #include <boost/asio/post.hpp>
 
 #include "server/metrics.hpp"
-#include "server/session.hpp"
+#include "server/plain_session.hpp"
+#include "server/tls_session.hpp"
 
 namespace kpw {
 namespace {
@@ -14,7 +15,7 @@ using boost::system::error_code;
 
 }  // namespace
 
-void TlsListener::accept() {
+void Listener::accept() {
   net::io_context& loop = *loops_[next_loop_++ % loops_.size()];
   acceptor_.async_accept(loop.get_executor(),
                          [self = shared_from_this()](error_code ec, tcp::socket socket) {
@@ -24,27 +25,39 @@ void TlsListener::accept() {
                          });
 }
 
-void TlsListener::close() {
+void Listener::close() {
   net::post(acceptor_.get_executor(), [self = shared_from_this()] {
     error_code ignored;
     self->acceptor_.close(ignored);
   });
 }
 
-// Over the cap a connection is closed at once, so the ones already open keep their service.
-void TlsListener::admit(tcp::socket socket) {
+std::string Listener::endpoint() const {
+  error_code ec;
+  const tcp::endpoint e = acceptor_.local_endpoint(ec);
+  if (ec) return "?";
+  return e.address().to_string() + ":" + std::to_string(e.port());
+}
+
+// Over the cap an HTTPS connection is closed at once, so the ones already open keep their
+// service. Each session starts on its own loop's thread, as all its later work runs.
+void Listener::admit(tcp::socket socket) {
+  error_code ignored;
+  if (stream_ == Stream::kPlain) {
+    socket.set_option(tcp::no_delay(true), ignored);
+    auto session = std::make_shared<PlainSession>(std::move(socket), port_, state_);
+    net::post(session->stream().get_executor(), [session] { session->run(); });
+    return;
+  }
   if (static_cast<std::size_t>(metrics::open_connections()) >= state_.options.max_connections) {
     metrics::connection_refused();
-    error_code ignored;
     socket.close(ignored);
     return;
   }
-  error_code ignored;
   socket.set_option(tcp::no_delay(true), ignored);
   metrics::connection_opened();
-  // The session starts on its own loop's thread, as all its later work runs.
-  auto session = std::make_shared<Session>(std::move(socket), state_.tls.load(), state_);
-  net::post(session->get_executor(), [session] { session->run(); });
+  auto session = std::make_shared<TlsSession>(std::move(socket), state_.tls.load(), port_, state_);
+  net::post(session->stream().get_executor(), [session] { session->run(); });
 }
 
 }  // namespace kpw

@@ -16,7 +16,7 @@
 #include "server/listener.hpp"
 #include "server/memory_trimmer.hpp"
 #include "server/metrics.hpp"
-#include "server/plain_http.hpp"
+#include "server/port.hpp"
 #include "server/review_pool.hpp"
 #include "server/server_state.hpp"
 #include "server/tls_context.hpp"
@@ -39,41 +39,15 @@ std::optional<std::string> open_acceptor(const ServerOptions& options, tcp::acce
                    options.bind_address + ":" + std::to_string(options.port));
 }
 
-// /healthz, and /readyz: ready until draining begins.
-std::optional<std::string> open_probes(net::io_context& ioc, const std::string& address,
-                                       const ServerState& state,
-                                       std::shared_ptr<PlainHttpListener>& out) {
-  return PlainHttpListener::open(
-      ioc, address,
-      [&state](std::string_view path, PlainAnswer& a) {
-        if (path == "/healthz") {
-          a.body = "ok\n";
-        } else if (path == "/readyz") {
-          const bool ready = state.ready && !state.stopping;
-          a.status = ready ? 200 : 503;
-          a.body = ready ? "ok\n" : "not ready\n";
-        } else {
-          a.status = 404;
-          a.body = "404 page not found\n";
-        }
-      },
-      out);
-}
-
-std::optional<std::string> open_metrics(net::io_context& ioc, const std::string& address,
-                                        std::shared_ptr<PlainHttpListener>& out) {
-  return PlainHttpListener::open(
-      ioc, address,
-      [](std::string_view path, PlainAnswer& a) {
-        if (path != "/metrics") {
-          a.status = 404;
-          a.body = "404 page not found\n";
-          return;
-        }
-        a.content_type = "text/plain; version=0.0.4; charset=utf-8";
-        metrics::render(a.body);
-      },
-      out);
+// A probe or metrics port at `address`, its sessions on the loops in turn.
+std::optional<std::string> open_plain(Loops& loops, ServerState& state, const std::string& address,
+                                      const Port& port, std::shared_ptr<Listener>& out) {
+  tcp::acceptor acceptor(*loops.front());
+  if (auto error = listen_at(acceptor, address)) return error;
+  out =
+      std::make_shared<Listener>(loops, std::move(acceptor), state, port, Listener::Stream::kPlain);
+  out->accept();
+  return std::nullopt;
 }
 
 // Runs a loop until it is stopped. Something that throws outside a review's handler (the
@@ -112,36 +86,45 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
     return error;
   }
 
+  // What the ports serve, and the state every connection shares: declared before the loops, so
+  // that a session still open when they stop leaves both as the loops are destroyed.
+  const Port review_serves = review_port(options);
+  const Port probe_serves = probe_port(options);
+  const Port metrics_serves = metrics_port(options);
+  ServerState state(options, handler);
+  state.tls.store(ctx);
+
   const unsigned threads = options.threads == 0 ? 1 : options.threads;
   Loops loops;
   for (unsigned i = 0; i < threads; ++i) loops.push_back(std::make_unique<net::io_context>(1));
   // After the loops, so that it is destroyed first: its queued jobs hold sessions of the loops.
   ReviewPool reviews(std::max(1u, options.review_threads),
                      std::max<std::size_t>(1, options.max_large_reviews));
-  ServerState state(options, handler, reviews);
-  state.tls.store(ctx);
+  state.reviews = &reviews;
   // The first loop also carries the listeners, timers and signals.
   net::io_context& ioc = *loops.front();
   tcp::acceptor acceptor(ioc);
   if (auto error = open_acceptor(options, acceptor)) return error;
 
-  std::vector<std::shared_ptr<PlainHttpListener>> plain;
+  std::vector<std::shared_ptr<Listener>> plain;
   if (!disabled(options.health_probe_address)) {
-    std::shared_ptr<PlainHttpListener> probes;
-    if (auto error = open_probes(ioc, options.health_probe_address, state, probes)) {
+    std::shared_ptr<Listener> listener;
+    if (auto error =
+            open_plain(loops, state, options.health_probe_address, probe_serves, listener)) {
       return "--health-probe-bind-address " + *error;
     }
-    plain.push_back(probes);
+    plain.push_back(listener);
   }
   if (!disabled(options.metrics_address)) {
-    std::shared_ptr<PlainHttpListener> metrics_listener;
-    if (auto error = open_metrics(ioc, options.metrics_address, metrics_listener)) {
+    std::shared_ptr<Listener> listener;
+    if (auto error = open_plain(loops, state, options.metrics_address, metrics_serves, listener)) {
       return "--metrics-bind-address " + *error;
     }
-    plain.push_back(metrics_listener);
+    plain.push_back(listener);
   }
 
-  auto listener = std::make_shared<TlsListener>(loops, std::move(acceptor), state);
+  auto listener = std::make_shared<Listener>(loops, std::move(acceptor), state, review_serves,
+                                             Listener::Stream::kTls);
   listener->accept();
   CertificateWatcher watcher(ioc, options, state.tls);
   watcher.start();
@@ -156,10 +139,11 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   });
 
   state.ready = true;
-  std::string probes = disabled(options.health_probe_address) ? "off" : plain.front()->endpoint();
+  std::string probes_at =
+      disabled(options.health_probe_address) ? "off" : plain.front()->endpoint();
   std::string metrics_at = disabled(options.metrics_address) ? "off" : plain.back()->endpoint();
   log::info("serving https://" + options.bind_address + ":" + std::to_string(options.port),
-            {{"threads", std::to_string(threads)}, {"probes", probes}, {"metrics", metrics_at}});
+            {{"threads", std::to_string(threads)}, {"probes", probes_at}, {"metrics", metrics_at}});
   // The other loops have no work until connections arrive: guards keep them running until the
   // drain stops every loop.
   std::vector<net::executor_work_guard<net::io_context::executor_type>> idle_guards;

@@ -1,4 +1,4 @@
-// What the HTTPS port's connections share, and the event loops they run on.
+// What the connections of every port share, and the event loops they run on.
 #pragma once
 
 #include <atomic>
@@ -14,7 +14,7 @@
 
 namespace kpw {
 
-class Session;
+class Connection;
 
 // One event loop per I/O thread. A connection lives on one loop for its whole life, so its
 // handlers never run concurrently and need no strand: a strand's executor does not fit inside
@@ -22,18 +22,20 @@ class Session;
 using Loops = std::vector<std::unique_ptr<boost::asio::io_context>>;
 
 // Shared by every session. The request path reads it without locking: atomics only. The mutex
-// guards the list of connections, touched when one opens or closes and when draining.
+// guards the list of connections, touched when one opens or closes and when draining. It outlives
+// the loops: a session still open when they stop leaves the list as they are destroyed.
 struct ServerState {
-  ServerState(const ServerOptions& o, RequestFn h, ReviewPool& p)
-      : options(o), handler(h), reviews(p) {}
+  ServerState(const ServerOptions& o, RequestFn h) : options(o), handler(std::move(h)) {}
   const ServerOptions& options;
   RequestFn handler;
-  ReviewPool& reviews;  // large reviews are judged there, off the I/O threads
+  // Large reviews are judged there, off the I/O threads. Set before serving; destroyed before the
+  // loops (its queued jobs hold sessions of the loops).
+  ReviewPool* reviews = nullptr;
   std::atomic<bool> stopping{false};
   std::atomic<bool> ready{false};
   std::atomic<TlsContext> tls;
   std::mutex connections_mutex;
-  std::list<std::weak_ptr<Session>> connections;
+  std::list<std::weak_ptr<Connection>> connections;  // every port's
 };
 
 }  // namespace kpw

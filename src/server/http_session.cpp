@@ -1,0 +1,302 @@
+#include "server/http_session.hpp"
+
+#include <algorithm>
+#include <boost/asio/post.hpp>
+#include <boost/asio/ssl/error.hpp>
+#include <boost/asio/write.hpp>
+#include <cstdint>
+#include <limits>
+#include <mutex>
+
+#include "server/answer_writer.hpp"
+#include "server/plain_session.hpp"
+#include "server/review_log.hpp"
+#include "server/tls_session.hpp"
+
+namespace kpw {
+namespace {
+
+namespace net = boost::asio;
+namespace beast = boost::beast;
+namespace http = boost::beast::http;
+
+constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr std::size_t kKeptBodyBytes = 64 * 1024;
+
+}  // namespace
+
+template <class Derived>
+HttpSession<Derived>::~HttpSession() {
+  if (registered_) {
+    std::lock_guard<std::mutex> lock(state_.connections_mutex);
+    state_.connections.erase(self_in_list_);
+  }
+}
+
+template <class Derived>
+void HttpSession<Derived>::join_connections() {
+  std::lock_guard<std::mutex> lock(state_.connections_mutex);
+  self_in_list_ = state_.connections.insert(state_.connections.end(),
+                                            std::weak_ptr<Connection>(derived().weak_from_this()));
+  registered_ = true;
+}
+
+template <class Derived>
+void HttpSession<Derived>::close_if_idle_async() {
+  net::post(derived().stream().get_executor(), [self = derived().shared_from_this()] {
+    if (self->idle_) self->finish();
+  });
+}
+
+// The idle bound applies until the first byte of the next request arrives.
+template <class Derived>
+void HttpSession<Derived>::wait_for_request(bool first) {
+  if (buffer_.size() > 0) return read_header();  // pipelined
+  idle_ = true;
+  lowest().expires_after(first ? port_.limits.header_timeout : port_.limits.idle_timeout);
+  derived().stream().async_read_some(
+      buffer_.prepare(kReadChunk),
+      [self = derived().shared_from_this()](error_code ec, std::size_t n) {
+        self->idle_ = false;
+        if (ec) return self->finish();
+        self->buffer_.commit(n);
+        self->read_header();
+      });
+}
+
+template <class Derived>
+void HttpSession<Derived>::read_header() {
+  request_start_ = Clock::now();
+  // The previous body's buffer serves the next request (no malloc, which for a body this size
+  // also made glibc consolidate its small-chunk bins, every request); a large one is let go, so
+  // an idle connection never holds megabytes.
+  std::string body;
+  if (parser_) body.swap(parser_->get().body());
+  parser_.emplace();
+  if (body.capacity() <= kKeptBodyBytes) {
+    body.clear();
+    parser_->get().body().swap(body);
+  }
+  const Limits& limits = port_.limits;
+  parser_->header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
+  parser_->body_limit(limits.max_body_bytes);
+  lowest().expires_at(
+      std::min(request_start_ + limits.header_timeout, request_start_ + limits.read_timeout));
+  http::async_read_header(
+      derived().stream(), buffer_, *parser_,
+      [self = derived().shared_from_this()](error_code ec, std::size_t) { self->on_header(ec); });
+}
+
+template <class Derived>
+void HttpSession<Derived>::on_header(error_code ec) {
+  if (ec) return fail_read(ec);
+  target_ = find_target(port_, parser_->get().target());
+  metrics::request_started(route_index_or_none());
+  counted_ = true;
+  // A mutation's answer can be tens of times its body (a default in every element of a list): it
+  // counts as large from an eighth of the size, so that no review judged inline costs more than a
+  // few milliseconds. A port without routes judges nothing large.
+  const std::size_t large = state_.options.large_review_bytes;
+  large_bytes_ = !port_.routes                                         ? SIZE_MAX
+                 : target_.route != nullptr && target_.route->mutating ? large / 8
+                                                                       : large;
+  // A large body takes a slot of the review threads before it is read, so the memory of the
+  // bodies in flight is bounded too; without one it is refused, its body dropped unkept.
+  if (const auto length = parser_->content_length();
+      length && *length > large_bytes_ && !take_large_slot()) {
+    return refuse_large(*length);
+  }
+  lowest().expires_at(request_start_ + port_.limits.read_timeout);
+  // curl and others wait for "100 Continue" before sending a large body.
+  if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+    continue_.result(http::status::continue_);
+    continue_.version(11);
+    return http::async_write(derived().stream(), continue_,
+                             [self = derived().shared_from_this()](error_code ec, std::size_t) {
+                               if (ec) return self->finish();
+                               self->read_body();
+                             });
+  }
+  read_body();
+}
+
+template <class Derived>
+void HttpSession<Derived>::read_body() {
+  http::async_read(
+      derived().stream(), buffer_, *parser_,
+      [self = derived().shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+}
+
+template <class Derived>
+void HttpSession<Derived>::on_body(error_code ec) {
+  if (ec) return fail_read(ec);
+  if (!large_slot_) {
+    judge();  // inline: a small body costs microseconds, less than a hop to another thread
+    return answer();
+  }
+  // Judged on a review thread (smallest body first); the answer is written back on this
+  // connection's loop.
+  state_.reviews->post(parser_->get().body().size(), [self = derived().shared_from_this()] {
+    self->judge();
+    release_review_document();
+    self->give_back_large_slot();
+    net::post(self->derived().stream().get_executor(), [self] { self->answer(); });
+  });
+}
+
+template <class Derived>
+bool HttpSession<Derived>::take_large_slot() {
+  if (!state_.reviews->try_acquire()) {
+    metrics::large_review_refused();
+    return false;
+  }
+  large_slot_ = true;
+  metrics::large_review_started();
+  // The body goes into memory a previous large body left faulted in (see take_buffer).
+  std::string& body = parser_->get().body();
+  if (body.empty()) {
+    std::string buffer = state_.reviews->take_buffer();
+    if (buffer.capacity() > body.capacity()) body.swap(buffer);
+  }
+  return true;
+}
+
+// No slot: HTTP 429 with Retry-After at once, the body unread. The client may be writing it still
+// (the API server writes the whole request before it reads the answer): closing the connection
+// now would reset it mid-write, which the API server reports as a failed call instead of retrying
+// the 429, so the body is read as it comes and dropped (no memory held, bounded by the read
+// timeout and the port's body limit), and the connection serves the next request. A client
+// waiting for "100 Continue" sends no body: that connection is closed after the answer.
+template <class Derived>
+void HttpSession<Derived>::refuse_large(std::uint64_t length) {
+  answer_.busy(state_.reviews->max_in_flight(), large_bytes_);
+  const bool body_coming = !beast::iequals(parser_->get()[http::field::expect], "100-continue") &&
+                           length <= port_.limits.max_body_bytes;
+  answer_.close = !body_coming;
+  unread_ = body_coming ? length : 0;
+  send(body_coming && parser_->get().keep_alive() && !state_.stopping);
+}
+
+template <class Derived>
+void HttpSession<Derived>::discard_body(bool keep_alive) {
+  const std::size_t buffered =
+      static_cast<std::size_t>(std::min<std::uint64_t>(buffer_.size(), unread_));
+  buffer_.consume(buffered);
+  unread_ -= buffered;
+  if (unread_ == 0) return after_answer(keep_alive);
+  lowest().expires_at(request_start_ + port_.limits.read_timeout);
+  const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(unread_, kReadChunk));
+  derived().stream().async_read_some(
+      buffer_.prepare(chunk),
+      [self = derived().shared_from_this(), keep_alive](error_code ec, std::size_t n) {
+        if (ec) return self->finish();
+        self->buffer_.commit(n);
+        self->discard_body(keep_alive);
+      });
+}
+
+// After the judging (or when the request is abandoned): the body is not needed any more.
+template <class Derived>
+void HttpSession<Derived>::give_back_large_slot() {
+  if (!large_slot_) return;
+  large_slot_ = false;
+  if (parser_) state_.reviews->give_buffer(std::move(parser_->get().body()));
+  state_.reviews->release();
+  metrics::large_review_finished();
+}
+
+// The port's answer to the request read (on this connection's loop, or a review thread).
+template <class Derived>
+void HttpSession<Derived>::judge() {
+  http::request<http::string_body>& req = parser_->get();
+  const auto content_type = req.find(http::field::content_type);
+  const Request request{req.method(), req.method_string(),
+                        content_type == req.end() ? std::string_view{} : content_type->value(),
+                        req.body(), target_};
+  port_.answer(request, state_, answer_);
+  report_review(target_.route, answer_.outcome);
+}
+
+template <class Derived>
+void HttpSession<Derived>::answer() {
+  http::request<http::string_body>& req = parser_->get();
+  // A HEAD answer has no body: sending one would corrupt the next response on the connection.
+  if (req.method() == http::verb::head) answer_.body.clear();
+  send(req.keep_alive() && !answer_.close && !state_.stopping);
+}
+
+// Too large: HTTP 413 with the review-shaped answer, unread body, then close. Malformed HTTP (an
+// oversized header included) gets a plain 400 and a close. A closed or timed-out connection just
+// ends.
+template <class Derived>
+void HttpSession<Derived>::fail_read(error_code ec) {
+  if (ec == http::error::body_limit) {
+    answer_.too_large(port_.limits.max_body_bytes);
+    return send(false);
+  }
+  if (ec == http::error::end_of_stream || ec == beast::error::timeout ||
+      ec == net::error::operation_aborted || ec == net::ssl::error::stream_truncated ||
+      ec == net::error::eof || ec == net::error::connection_reset ||
+      ec == http::error::partial_message) {
+    return finish();
+  }
+  if (ec.category() == http::make_error_code(http::error::bad_target).category()) {
+    answer_.plain(400, "400 Bad Request: " + ec.message() + "\n");
+    return send(false);
+  }
+  finish();
+}
+
+template <class Derived>
+void HttpSession<Derived>::send(bool keep_alive) {
+  write_answer(answer_, port_.allow, keep_alive, out_);
+  lowest().expires_after(port_.limits.read_timeout);
+  net::async_write(derived().stream(), net::buffer(out_),
+                   [self = derived().shared_from_this(), keep_alive](error_code ec, std::size_t) {
+                     self->release(metrics::RequestEnd::kAnswered);
+                     self->trim_buffers();
+                     if (ec) return self->finish();
+                     if (self->unread_ > 0) return self->discard_body(keep_alive);
+                     self->after_answer(keep_alive);
+                   });
+}
+
+template <class Derived>
+void HttpSession<Derived>::after_answer(bool keep_alive) {
+  if (keep_alive && !state_.stopping) return wait_for_request(false);
+  // Draining: the answer is fully written; waiting for the client's close would only hold the
+  // exit.
+  if (state_.stopping) return finish();
+  // The request (a body of up to the port's limit) is not needed while the stream closes.
+  parser_.reset();
+  std::string().swap(answer_.body);
+  derived().shutdown();
+}
+
+// A large answer (a mutating review's patch) is not kept for the life of the connection.
+template <class Derived>
+void HttpSession<Derived>::trim_buffers() {
+  if (out_.capacity() > kKeptBodyBytes) std::string().swap(out_);
+  if (answer_.body.capacity() > kKeptBodyBytes) std::string().swap(answer_.body);
+}
+
+// The request is answered (or abandoned): count it, once.
+template <class Derived>
+void HttpSession<Derived>::release(metrics::RequestEnd end) {
+  if (!counted_) return;
+  counted_ = false;
+  const double seconds = std::chrono::duration<double>(Clock::now() - request_start_).count();
+  metrics::request_finished(route_index_or_none(), end, answer_.status, seconds, answer_.outcome);
+}
+
+template <class Derived>
+void HttpSession<Derived>::finish() {
+  give_back_large_slot();
+  release(metrics::RequestEnd::kAbandoned);
+  lowest().close();
+}
+
+template class HttpSession<TlsSession>;
+template class HttpSession<PlainSession>;
+
+}  // namespace kpw

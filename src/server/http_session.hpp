@@ -1,0 +1,102 @@
+// One connection of any port, plain or TLS, on the model of Boost.Beast's advanced_server_flex:
+// request → answer until either side closes, every wait bounded by a timer. HttpSession<Derived>
+// is the whole cycle (header and body reads with their limits, the large-review slots and their
+// 429 and 413 paths, judging inline or on a review thread, the one-buffer answer, keep-alive,
+// draining); TlsSession and PlainSession give it their stream and what differs (the handshake, the
+// closing). What a request is answered with is the port's (port.hpp).
+#pragma once
+
+#include <boost/beast/core.hpp>
+#include <boost/beast/http.hpp>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "admission/answer.hpp"
+#include "server/metrics.hpp"
+#include "server/port.hpp"
+#include "server/server_state.hpp"
+
+namespace kpw {
+
+// What draining needs of a connection, whatever its stream.
+class Connection {
+ public:
+  // Draining: an idle connection closes now; a busy one closes after its answer. Posted to the
+  // connection's loop (draining runs on the first loop).
+  virtual void close_if_idle_async() = 0;
+
+ protected:
+  ~Connection() = default;
+};
+
+// Derived provides `stream()` (a Beast stream over a tcp_stream), `shutdown()` (the close after a
+// last answer, once the request's memory is let go) and `shared_from_this()`.
+template <class Derived>
+class HttpSession : public Connection {
+ public:
+  void close_if_idle_async() override;
+
+ protected:
+  using error_code = boost::beast::error_code;
+
+  HttpSession(const Port& port, ServerState& state) : state_(state), port_(port) {}
+  ~HttpSession();
+
+  // Joins the connection list (for draining); on the connection's loop, before its first wait.
+  void join_connections();
+  // Between requests: the first one is bounded by the header timeout, later ones by the idle one.
+  void wait_for_request(bool first);
+  // Gives back what a request holds, counts it abandoned if unanswered, and closes the socket.
+  void finish();
+
+  boost::beast::tcp_stream& lowest() { return boost::beast::get_lowest_layer(derived().stream()); }
+
+  ServerState& state_;
+  const Port& port_;
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+
+  Derived& derived() { return static_cast<Derived&>(*this); }
+  void read_header();
+  void on_header(error_code ec);
+  void read_body();
+  void on_body(error_code ec);
+  bool take_large_slot();
+  void give_back_large_slot();
+  void refuse_large(std::uint64_t length);
+  void discard_body(bool keep_alive);
+  void judge();
+  void answer();
+  void fail_read(error_code ec);
+  void send(bool keep_alive);
+  void after_answer(bool keep_alive);
+  void trim_buffers();
+  void release(metrics::RequestEnd end);
+  int route_index_or_none() const {
+    return target_.route == nullptr ? -1 : static_cast<int>(route_index(*target_.route));
+  }
+
+  std::list<std::weak_ptr<Connection>>::iterator self_in_list_;
+  bool registered_ = false;
+  boost::beast::flat_buffer buffer_;
+  std::optional<Parser> parser_;
+  boost::beast::http::response<boost::beast::http::empty_body> continue_;
+  std::string out_;  // the answer as sent, head and body; keeps its capacity
+  HttpAnswer answer_;
+  Clock::time_point request_start_;
+  Target target_;  // what the request's path names, found at its header
+  bool counted_ = false;
+  bool idle_ = false;
+  bool large_slot_ = false;      // this request holds a slot of the review threads
+  std::uint64_t unread_ = 0;     // bytes of a refused body still to read and drop
+  std::size_t large_bytes_ = 0;  // bodies above this are large for this request's route
+};
+
+}  // namespace kpw
