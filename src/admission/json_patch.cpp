@@ -25,6 +25,44 @@ struct StringOutput {
   void Flush() {}
 };
 
+// About the size of `value` as rendered (for kMaxBytes); recursion bounded by the reader's depth.
+std::size_t rendered_bytes(const JsonValue& value) {
+  if (value.IsString()) return value.GetStringLength() + 2;
+  if (value.IsObject()) {
+    std::size_t n = 2;
+    for (auto m = value.MemberBegin(); m != value.MemberEnd(); ++m) {
+      n += m->name.GetStringLength() + 4 + rendered_bytes(m->value);
+    }
+    return n;
+  }
+  if (value.IsArray()) {
+    std::size_t n = 2;
+    for (const JsonValue& e : value.GetArray()) n += 1 + rendered_bytes(e);
+    return n;
+  }
+  return 8;
+}
+
+// A deep copy of `value` whose strings are the patch's own (RapidJSON's copy keeps references to
+// the request's strings).
+JsonValue copy_of(const JsonValue& value, JsonAllocator& allocator) {
+  if (value.IsString()) return JsonValue(value.GetString(), value.GetStringLength(), allocator);
+  if (value.IsObject()) {
+    JsonValue out(rapidjson::kObjectType);
+    for (auto m = value.MemberBegin(); m != value.MemberEnd(); ++m) {
+      out.AddMember(copy_of(m->name, allocator), copy_of(m->value, allocator), allocator);
+    }
+    return out;
+  }
+  if (value.IsArray()) {
+    JsonValue out(rapidjson::kArrayType);
+    out.Reserve(value.Size(), allocator);
+    for (const JsonValue& e : value.GetArray()) out.PushBack(copy_of(e, allocator), allocator);
+    return out;
+  }
+  return JsonValue(value, allocator);
+}
+
 }  // namespace
 
 JsonPatch::JsonPatch(std::size_t max_bytes)
@@ -66,6 +104,13 @@ void JsonPatch::set_empty_object(const FieldPath& path) {
   put(path, JsonValue(rapidjson::kObjectType), false);
 }
 
+void JsonPatch::set_null(const FieldPath& path) { put(path, JsonValue(), false); }
+
+void JsonPatch::set(const FieldPath& path, const JsonValue& value) {
+  if (too_large_) return;
+  put(path, copy_of(value, allocator_), false, rendered_bytes(value));
+}
+
 void JsonPatch::append(const FieldPath& path, std::string_view value) {
   JsonValue v(value.data(), static_cast<rapidjson::SizeType>(value.size()), allocator_);
   put(path, std::move(v), true);
@@ -103,11 +148,13 @@ bool JsonPatch::within_bounds(std::size_t value_bytes) {
   return !too_large_;
 }
 
-void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append) {
+void JsonPatch::put(const FieldPath& path, JsonValue&& value, bool append,
+                    std::size_t value_bytes) {
   auto& alloc = allocator_;
   if (too_large_) return;
   prepare(path);
-  if (!within_bounds(value.IsString() ? value.GetStringLength() : 0)) return;
+  if (value_bytes == kStringBytes) value_bytes = value.IsString() ? value.GetStringLength() : 0;
+  if (!within_bounds(value_bytes)) return;
   const std::vector<Segment>& segs = segments_;
 
   // Wraps `value` into the objects named by segs[from..] (the array for an append).
