@@ -67,35 +67,6 @@ bool server_set(std::string_view name) {
          kServerSetMetadata.end();
 }
 
-// A manifest's labels or annotations as upstream's accessors (GetLabels, GetAnnotations:
-// NestedNullCoercingStringMap) read them: absent or null is no map; an object of strings and nulls
-// is the map, its nulls read as ""; anything else is no map either (the accessor's error is
-// dropped), and upstream's write then replaces it whole.
-enum class MapState { kAbsent, kValid, kInvalid };
-struct StringMap {
-  const JsonValue* value = nullptr;  // an object when kValid
-  MapState state = MapState::kAbsent;
-  bool has_null = false;  // a valid map holding nulls: upstream writes them back as ""
-};
-
-StringMap read_string_map(const JsonValue* metadata, std::string_view key) {
-  StringMap map;
-  const JsonValue* v = metadata != nullptr ? find_member(*metadata, key) : nullptr;
-  if (v == nullptr || v->IsNull()) return map;
-  map.value = v;
-  map.state = MapState::kInvalid;
-  if (!v->IsObject()) return map;
-  for (auto m = v->MemberBegin(); m != v->MemberEnd(); ++m) {
-    if (m->value.IsNull()) {
-      map.has_null = true;
-    } else if (!m->value.IsString()) {
-      return map;
-    }
-  }
-  map.state = MapState::kValid;
-  return map;
-}
-
 // The annotation keys W-4, W-6 and W-9 remove (at most two per manifest).
 struct PrunedKeys {
   std::array<std::string_view, 2> keys;
@@ -105,6 +76,35 @@ struct PrunedKeys {
     return std::find(keys.begin(), keys.begin() + n, key) != keys.begin() + n;
   }
 };
+
+// A manifest's labels or annotations as upstream's accessors (GetLabels, GetAnnotations:
+// NestedNullCoercingStringMap) read them once the `pruned` keys are gone, whatever their values:
+// absent or null is no map; an object of strings and nulls is the map, its nulls read as "";
+// anything else is no map either (the accessor's error is dropped), and upstream's write then
+// replaces it whole.
+enum class MapState { kAbsent, kValid, kInvalid };
+struct StringMap {
+  const JsonValue* value = nullptr;  // an object when kValid
+  MapState state = MapState::kAbsent;
+  bool has_null = false;  // a valid map holding nulls: upstream writes them back as ""
+};
+
+StringMap read_string_map(const JsonValue* metadata, std::string_view key,
+                          const PrunedKeys& pruned) {
+  StringMap map;
+  const JsonValue* v = metadata != nullptr ? find_member(*metadata, key) : nullptr;
+  if (v == nullptr || v->IsNull()) return map;
+  map.value = v;
+  map.state = MapState::kInvalid;
+  if (!v->IsObject()) return map;
+  for (auto m = v->MemberBegin(); m != v->MemberEnd(); ++m) {
+    if (m->value.IsString() || pruned.has(view(m->name))) continue;
+    if (!m->value.IsNull()) return map;
+    map.has_null = true;
+  }
+  map.state = MapState::kValid;
+  return map;
+}
 
 struct Manifest {
   const JsonValue& object;
@@ -422,8 +422,8 @@ bool holds(const StringMap& map, std::string_view key, std::string_view value) {
 
 void record_managed_keys(const Manifest& m, std::string_view work_id, JsonPatch& patch) {
   if (!m.metadata_writable) return;
-  const StringMap labels = read_string_map(m.metadata, "labels");
-  const StringMap annotations = read_string_map(m.metadata, "annotations");
+  const StringMap labels = read_string_map(m.metadata, "labels", PrunedKeys{});
+  const StringMap annotations = read_string_map(m.metadata, "annotations", m.pruned);
   const FieldPath metadata = m.path.child("metadata");
   const FieldPath labels_path = metadata.child("labels");
   const FieldPath annotations_path = metadata.child("annotations");
