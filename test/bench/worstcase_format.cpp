@@ -99,11 +99,17 @@ std::string kind_of(std::string_view path) {
     return std::string(path);
   }
   static const std::map<std::string_view, std::string_view> kinds = {
-      {"propagationpolicy", "PP"},       {"clusterpropagationpolicy", "CPP"},
-      {"workloadrebalancer", "WR"},      {"scheduletrigger", "ST"},
-      {"federatedresourcequota", "FRQ"}, {"clustertaintpolicy", "CTP"},
-      {"overridepolicy", "OP"},          {"clusteroverridepolicy", "COP"},
-      {"resourcebinding", "RB"},         {"clusterresourcebinding", "CRB"}};
+      {"propagationpolicy", "PP"},
+      {"clusterpropagationpolicy", "CPP"},
+      {"workloadrebalancer", "WR"},
+      {"scheduletrigger", "ST"},
+      {"federatedresourcequota", "FRQ"},
+      {"clustertaintpolicy", "CTP"},
+      {"overridepolicy", "OP"},
+      {"clusteroverridepolicy", "COP"},
+      {"resourcebinding", "RB"},
+      {"clusterresourcebinding", "CRB"},
+      {"work", "Work"}};
   const auto it = kinds.find(name);
   if (it == kinds.end()) return std::string(path);
   return std::string(it->second) + " " + how;
