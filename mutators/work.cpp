@@ -11,8 +11,10 @@
 //         refused), a token Secret's data and uid annotation, a ServiceAccount's token secrets
 //         (W-7, fixed: every one), a Service's cluster IPs, a PVC's selected node;
 //   W-10…W-12 the managed annotations, the Work's ID label, the managed labels;
-//   W-13  `manifests: []` (or null) removed as upstream's re-marshal removes it; its meaningless
-//         artefacts (`add /status {}`, `add /spec {"workload":{}}`) never added.
+//   W-13  what upstream's re-marshal changes that the API server would store otherwise:
+//         `manifests: []` (or null) removed, a missing spec added as {"workload":{}} (the CRD
+//         requires one); its meaningless artefacts (`add /status {}`, `workload: {}` in a spec
+//         without it) never added.
 //
 // The patch holds only real changes; mutating the result again changes nothing. Every step is
 // linear in the manifest: one pass over a map per step, the managed key lists sorted, a map
@@ -501,12 +503,18 @@ void mutate_work(const AdmissionRequest& request, AdmissionResult& result) {
   UuidText fresh;
   const std::string_view work_id = identify_work(request, fresh, patch);
 
-  const JsonValue* workload = object_member(object_member(request.object, "spec"), "workload");
-  const JsonValue* manifests = workload != nullptr ? find_member(*workload, "manifests") : nullptr;
-  if (manifests == nullptr) return;
   const FieldPath spec = FieldPath::root("spec");
   const FieldPath workload_path = spec.child("workload");
   const FieldPath list = workload_path.child("manifests");
+  // W-13: a Work without spec is stored as upstream's re-marshal writes it, {"workload":{}}: the
+  // CRD requires spec, so without it the API server would refuse what upstream admits.
+  if (member(request.object, "spec") == nullptr) {
+    patch.set_empty_object(workload_path);
+    return;
+  }
+  const JsonValue* workload = object_member(object_member(request.object, "spec"), "workload");
+  const JsonValue* manifests = workload != nullptr ? find_member(*workload, "manifests") : nullptr;
+  if (manifests == nullptr) return;
   // W-13: upstream's re-marshal drops an empty list (omitempty); the API server would keep `[]`.
   if (manifests->IsNull() || (manifests->IsArray() && manifests->Empty())) {
     patch.remove(list);

@@ -276,10 +276,21 @@ TEST_CASE("W-10 W-12 the managed key lists are sorted bytewise and comma-joined"
         "B,a/b,b,work.karmada.io/permanent-id,\u00e9");
 }
 
-TEST_CASE("W-13 an empty or null manifest list is removed, no status or spec artefact") {
+TEST_CASE("W-13 an empty or null manifest list is removed, a missing spec added, no status") {
   Mutation m = create(with_id(""));
   CHECK(m.patch == R"([{"op":"remove","path":"/spec/workload/manifests"}])");
+  m = create(R"({"kind":"Work","metadata":{"labels":{"work.karmada.io/permanent-id":"x"}},
+      "spec":{"workload":{"manifests":null}}})");
+  CHECK(m.patch == R"([{"op":"remove","path":"/spec/workload/manifests"}])");
+  // The CRD requires spec: upstream's re-marshal writes {"workload":{}}, so the API server admits.
   m = create(R"({"kind":"Work","metadata":{"labels":{"work.karmada.io/permanent-id":"x"}}})");
+  CHECK(m.patch == R"([{"op":"add","path":"/spec","value":{"workload":{}}}])");
+  m = create(
+      R"({"kind":"Work","metadata":{"labels":{"work.karmada.io/permanent-id":"x"}},"spec":null})");
+  CHECK(m.patch == R"([{"op":"replace","path":"/spec","value":{"workload":{}}}])");
+  // A spec without workload is left alone (upstream's `workload: {}` means nothing there).
+  m = create(
+      R"({"kind":"Work","metadata":{"labels":{"work.karmada.io/permanent-id":"x"}},"spec":{}})");
   CHECK(m.patch.empty());
 }
 
