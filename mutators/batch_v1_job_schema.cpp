@@ -2,9 +2,9 @@
 // that kube-apiserver v1.36.2 serves (k8s.io/api v0.36.2, as upstream's karmada-webhook
 // vendors it): the Go shape of every field of a batch/v1 Job but its status. Do not edit;
 // regenerate (the script says how).
-#include "mutators/go_decode.hpp"
+#include "mutators/batch_v1_job_schema.hpp"
 
-namespace kpw::go_decode {
+namespace kpw::go_unstructured {
 namespace {
 
 // Each struct's fields, sorted by name (bytewise), one run per struct.
@@ -848,4 +848,4 @@ constexpr Type kTypes[] = {
 
 const Schema kBatchV1Job{kTypes, kFields, 7};
 
-}  // namespace kpw::go_decode
+}  // namespace kpw::go_unstructured

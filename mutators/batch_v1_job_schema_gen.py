@@ -3,7 +3,8 @@
 
 Upstream's /mutate-work decodes every `kind: Job` manifest into k8s.io/api batch/v1 Job with
 apimachinery's unstructured converter and answers 500 when that fails (docs/rules.md, "Work");
-mutators/go_decode.hpp judges a manifest the same way against the table this script writes. The
+src/json/go_unstructured.hpp judges a manifest the same way against the table this script
+writes. The
 types come from the OpenAPI v3 document kube-apiserver serves for batch/v1, which is generated from
 the same Go types (k8s.io/api v0.36.2, the version upstream's karmada-webhook vendors, is the one
 kube-apiserver v1.36.2 serves):
@@ -24,7 +25,7 @@ import json
 import sys
 
 ROOT = "io.k8s.api.batch.v1.Job"
-# Types with their own UnmarshalJSON, by the shape go_decode.hpp gives them.
+# Types with their own UnmarshalJSON, by the shape go_unstructured.hpp gives them.
 SPECIAL = {
     "io.k8s.apimachinery.pkg.apis.meta.v1.Time": "kTime",
     "io.k8s.apimachinery.pkg.api.resource.Quantity": "kQuantity",
@@ -105,9 +106,9 @@ def render(table, root):
     out.append("// that kube-apiserver v1.36.2 serves (k8s.io/api v0.36.2, as upstream's karmada-webhook")
     out.append("// vendors it): the Go shape of every field of a batch/v1 Job but its status. Do not edit;")
     out.append("// regenerate (the script says how).")
-    out.append('#include "mutators/go_decode.hpp"')
+    out.append('#include "mutators/batch_v1_job_schema.hpp"')
     out.append("")
-    out.append("namespace kpw::go_decode {")
+    out.append("namespace kpw::go_unstructured {")
     out.append("namespace {")
     out.append("")
     out.append("// Each struct's fields, sorted by name (bytewise), one run per struct.")
@@ -140,7 +141,7 @@ def render(table, root):
     out.append("")
     out.append("const Schema kBatchV1Job{kTypes, kFields, %d};" % root)
     out.append("")
-    out.append("}  // namespace kpw::go_decode")
+    out.append("}  // namespace kpw::go_unstructured")
     return "\n".join(out) + "\n"
 
 

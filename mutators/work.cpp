@@ -31,7 +31,8 @@
 
 #include "api/karmada.hpp"
 #include "api/object.hpp"
-#include "mutators/go_decode.hpp"
+#include "json/go_unstructured.hpp"
+#include "mutators/batch_v1_job_schema.hpp"
 #include "util/uuid.hpp"
 
 namespace kpw {
@@ -207,23 +208,24 @@ void prune_deployment(Manifest& m) {
 // The Job as upstream decodes it (helper.ConvertToTypedObject into batch/v1 Job) after W-3: its
 // status and the metadata W-3 removes are gone by then.
 bool job_decodes(const Manifest& m, std::string& why) {
-  const go_decode::Schema& schema = go_decode::kBatchV1Job;
-  const go_decode::Type& job = schema.types[schema.root];
+  const go_unstructured::Schema& schema = go_unstructured::kBatchV1Job;
+  const go_unstructured::Type& job = schema.types[schema.root];
   for (auto f = m.object.MemberBegin(); f != m.object.MemberEnd(); ++f) {
-    const go_decode::Field* field = schema.field(job, view(f->name));
+    const go_unstructured::Field* field = schema.field(job, view(f->name));
     if (field == nullptr) continue;  // status too: the table leaves it out
     const FieldPath path = m.path.child(field->name);
     if (field->name == "metadata" && f->value.IsObject()) {
-      const go_decode::Type& meta = schema.types[field->type];
+      const go_unstructured::Type& meta = schema.types[field->type];
       for (auto g = f->value.MemberBegin(); g != f->value.MemberEnd(); ++g) {
-        const go_decode::Field* meta_field = schema.field(meta, view(g->name));
+        const go_unstructured::Field* meta_field = schema.field(meta, view(g->name));
         if (meta_field == nullptr || server_set(meta_field->name)) continue;
         const FieldPath meta_path = path.child(meta_field->name);
-        if (!go_decode::decodes(schema, g->value, meta_field->type, meta_path, why)) return false;
+        if (!go_unstructured::decodes(schema, g->value, meta_field->type, meta_path, why))
+          return false;
       }
       continue;
     }
-    if (!go_decode::decodes(schema, f->value, field->type, path, why)) return false;
+    if (!go_unstructured::decodes(schema, f->value, field->type, path, why)) return false;
   }
   return true;
 }

@@ -1,16 +1,17 @@
 // /mutate-work (docs/rules.md, "Work"): the steps W-1…W-13 and D-ID, the batch/v1 Job decoding
-// W-5 judges by (mutators/go_decode.hpp), and the bounds: each step linear in the manifest.
+// W-5 judges by (json/go_unstructured.hpp), and the bounds: each step linear in the manifest.
 #include <catch2/catch.hpp>
 #include <regex>
 #include <string>
 
-#include "mutators/go_decode.hpp"
+#include "json/go_unstructured.hpp"
+#include "mutators/batch_v1_job_schema.hpp"
 #include "mutators/work.hpp"
 #include "support.hpp"
 
 using kpw::test::Call;
 using kpw::test::Mutation;
-namespace go = kpw::go_decode;
+namespace go = kpw::go_unstructured;
 
 namespace {
 

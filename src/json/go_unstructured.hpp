@@ -1,7 +1,9 @@
-// Whether a JSON value decodes into a Go API type as upstream decodes it: apimachinery's
-// unstructured converter (`runtime.DefaultUnstructuredConverter.FromUnstructured`, v0.36.2) over
-// a type given as data (a Schema). Used by W-5 (docs/rules.md, "Work"): upstream's /mutate-work
-// decodes every `kind: Job` manifest into batch/v1 Job and answers 500 when that fails.
+// Whether a parsed JSON value decodes into a Go API type as apimachinery's unstructured converter
+// decodes it (`runtime.DefaultUnstructuredConverter.FromUnstructured`, v0.36.2: what upstream's
+// Go code does with an object it holds as a map), over a type given as data (a Schema). Beside
+// go_decode.hpp, which judges a JSON *text* as encoding/json decodes it: the two differ (the
+// converter matches names exactly, takes a whole float as an integer, decodes Time, Quantity and
+// IntOrString through their UnmarshalJSON). W-5 (docs/rules.md, "Work") judges Job manifests so.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +14,7 @@
 #include "json/field_path.hpp"
 #include "json/json.hpp"
 
-namespace kpw::go_decode {
+namespace kpw::go_unstructured {
 
 // A field's Go shape, as the converter treats it.
 enum class Shape : std::uint8_t {
@@ -51,9 +53,6 @@ struct Schema {
   const Field* field(const Type& t, std::string_view name) const;
 };
 
-// batch/v1 Job but its status (generated: batch_v1_job_schema.cpp).
-extern const Schema kBatchV1Job;
-
 // Whether `value` decodes into `type` of `schema`. When it does not, the first value found that
 // does not (members in document order) is described in `why`:
 // `<path>: Invalid value: <value>: must be <what the type takes>`. A `null` decodes into anything.
@@ -70,4 +69,4 @@ bool go_rfc3339(std::string_view text);
 // with Unicode white space trimmed (a value too precise for our exact Quantity is still one).
 bool go_quantity(std::string_view text);
 
-}  // namespace kpw::go_decode
+}  // namespace kpw::go_unstructured

@@ -9,7 +9,7 @@
 // - a type with its own UnmarshalJSON is given the value re-encoded as JSON: metav1.Time parses a
 //   string with time.RFC3339, resource.Quantity a number or a string it can parse, IntOrString a
 //   string or a number that unmarshals into an int32, FieldsV1 anything.
-#include "mutators/go_decode.hpp"
+#include "json/go_unstructured.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -17,7 +17,7 @@
 
 #include "util/quantity.hpp"
 
-namespace kpw::go_decode {
+namespace kpw::go_unstructured {
 namespace {
 
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
@@ -234,4 +234,4 @@ bool go_quantity(std::string_view text) {
   return error == QuantityError::kNone || error == QuantityError::kRange;
 }
 
-}  // namespace kpw::go_decode
+}  // namespace kpw::go_unstructured
