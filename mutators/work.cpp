@@ -74,7 +74,9 @@ bool server_set(std::string_view name) {
 struct PrunedKeys {
   std::array<std::string_view, 2> keys;
   std::size_t n = 0;
-  void add(std::string_view key) { keys[n++] = key; }
+  void add(std::string_view key) {
+    if (n < keys.size()) keys[n++] = key;
+  }
   bool has(std::string_view key) const {
     return std::find(keys.begin(), keys.begin() + n, key) != keys.begin() + n;
   }
@@ -120,8 +122,6 @@ struct Manifest {
   PrunedKeys pruned;
 };
 
-void append_path(std::string& out, const FieldPath& path) { path.append_to(out); }
-
 // ---- W-1, D-ID: the Work's permanent ID ----
 
 // The ID the Work keeps (W-1: its own when set; D-ID: on an UPDATE that dropped it, oldObject's;
@@ -150,14 +150,14 @@ std::string_view identify_work(const AdmissionRequest& request, UuidText& fresh,
 bool decodable(const JsonValue& object, const FieldPath& path, AdmissionResult& result) {
   std::string why;
   if (!object.IsObject()) {
-    append_path(why, path);
+    path.append_to(why);
     why += ": Invalid value: ";
     append_echoed_scalar(why, object);
     why += ": must be an object (a Kubernetes object with apiVersion and kind)";
   } else if (const JsonValue* kind = member(&object, "kind");
              kind == nullptr || !kind->IsString() || kind->GetStringLength() == 0) {
     const FieldPath kind_path = path.child("kind");
-    append_path(why, kind_path);
+    kind_path.append_to(why);
     if (kind == nullptr || kind->IsString()) {
       why += ": Required value: a manifest must have a kind";
     } else {
@@ -168,7 +168,7 @@ bool decodable(const JsonValue& object, const FieldPath& path, AdmissionResult& 
   } else if (const auto api_version = string_member(&object, "apiVersion");
              api_version && std::count(api_version->begin(), api_version->end(), '/') > 1) {
     const FieldPath version_path = path.child("apiVersion");
-    append_path(why, version_path);
+    version_path.append_to(why);
     why += ": Invalid value: ";
     append_echoed_string(why, *api_version);
     why += ": must be <version> or <group>/<version>";
@@ -239,13 +239,13 @@ bool prune_job_labels(const JsonValue& parent, const FieldPath& parent_path, std
   const FieldPath labels_path = parent_path.child(name);
   std::string why;
   if (labels->IsNull()) {
-    append_path(why, labels_path);
+    labels_path.append_to(why);
     why += ": Invalid value: null: must be an object of strings";
   } else {
     for (auto l = labels->MemberBegin(); l != labels->MemberEnd(); ++l) {
       if (!l->value.IsNull()) continue;
       const FieldPath label = labels_path.key(view(l->name));
-      append_path(why, label);
+      label.append_to(why);
       why += ": Invalid value: null: must be a string";
       break;
     }
