@@ -41,6 +41,10 @@ class JsonPatch {
   void set(const FieldPath& path, std::string_view value);
   // Sets `{}` (a Go struct's zero value as upstream's round trip writes it).
   void set_empty_object(const FieldPath& path);
+  // Sets `null` (a field upstream's mutator sets to Go's nil, e.g. a token Secret's data).
+  void set_null(const FieldPath& path);
+  // Sets a copy of `value`, whole (a map rewritten as upstream writes it back). Costs its size.
+  void set(const FieldPath& path, const JsonValue& value);
   // Appends a string to the array at `path` (`add …/-`), creating the array when absent.
   void append(const FieldPath& path, std::string_view value);
   // Removes the member at `path` (a `remove` op) when the object as it arrived holds it; nothing
@@ -109,7 +113,10 @@ class JsonPatch {
   std::uint64_t prefix_hash(std::size_t k);
   // Segments and pointer of `path` into segments_, pointer_ and prefixes_.
   void prepare(const FieldPath& path);
-  void put(const FieldPath& path, JsonValue&& value, bool append);
+  // `value_bytes`: its size for kMaxBytes; kStringBytes: a string's length, else nothing.
+  static constexpr std::size_t kStringBytes = SIZE_MAX;
+  void put(const FieldPath& path, JsonValue&& value, bool append,
+           std::size_t value_bytes = kStringBytes);
   // Counts an op at pointer_ with a value of `value_bytes` towards kMaxBytes; false past it.
   bool within_bounds(std::size_t value_bytes);
   // What an op costs beyond its pointer and value: `{"op":"replace","path":"","value":}` and more.

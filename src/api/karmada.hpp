@@ -42,8 +42,15 @@ inline bool is_graceful_purge_mode(std::string_view mode) {
   return mode == kPurgeGracefully || mode == kPurgeGraciously;
 }
 
-// work.karmada.io: the bindings.
+// work.karmada.io: the bindings and Work.
 inline constexpr std::string_view kWorkGroup = "work.karmada.io";
+inline constexpr std::string_view kWork = "Work";
+// A Work's permanent ID, on the Work and on each of its manifests.
+inline constexpr std::string_view kWorkPermanentIdLabel = "work.karmada.io/permanent-id";
+// The keys a manifest's annotations and labels had when the Work was written.
+inline constexpr std::string_view kManagedAnnotations =
+    "resourcetemplate.karmada.io/managed-annotations";
+inline constexpr std::string_view kManagedLabels = "resourcetemplate.karmada.io/managed-labels";
 inline constexpr std::string_view kResourceBinding = "ResourceBinding";
 inline constexpr std::string_view kClusterResourceBinding = "ClusterResourceBinding";
 inline constexpr std::string_view kRbPermanentIdLabel = "resourcebinding.karmada.io/permanent-id";

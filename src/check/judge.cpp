@@ -117,6 +117,14 @@ Judged judge(const std::string& file, SourceObject& src, const Options& options)
   if (const Route* mutator = route_of(*kind, true)) {
     AdmissionResult mutation;
     judge(mutator->handler, request, mutation);
+    if (mutation.refused_code != 0) {  // refused by the webhook too (code 400), e.g. W-2, W-5
+      const std::string& why = mutation.refused_message;
+      const std::size_t end = why.find(": ");
+      j.errors.push_back(Problem{warning_position(src, why),
+                                 end == std::string::npos ? "" : why.substr(0, end), why});
+      j.verdict = Verdict::kInvalid;
+      return j;
+    }
     if (mutation.patch.too_large()) {  // refused by the webhook too (service.cpp)
       j.errors.push_back(Problem{src.start, "",
                                  "the defaults this object needs make a JSON Patch of more than " +

@@ -145,6 +145,16 @@ const Kind kClusterResourceBinding{.group = kWorkGroup,
                                    .crd_defaults = kBindingDefaults,
                                    .spec_fields = nullptr};
 
+// Upstream's: the manifests are whole objects the webhook prunes (mutators/work.cpp); the CRD
+// has no defaults, and `check` reads no spec field.
+const Kind kWork{.group = karmada::kWorkGroup,
+                 .versions = kV1alpha1,
+                 .kind = karmada::kWork,
+                 .resource = "works",
+                 .namespaced = true,
+                 .crd_defaults = {},
+                 .spec_fields = nullptr};
+
 }  // namespace table
 
 namespace {
@@ -160,6 +170,7 @@ constexpr auto kKinds = std::to_array<const Kind*>({
     &table::kClusterTaintPolicy,
     &table::kResourceBinding,
     &table::kClusterResourceBinding,
+    &table::kWork,
 });
 }  // namespace
 

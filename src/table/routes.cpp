@@ -13,6 +13,7 @@
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
+#include "mutators/work.hpp"
 #include "mutators/workload_rebalancer.hpp"
 #include "table/manifests.hpp"
 #include "table/table.hpp"
@@ -40,6 +41,7 @@ using table::kOverridePolicy;
 using table::kPropagationPolicy;
 using table::kResourceBinding;
 using table::kScheduleTrigger;
+using table::kWork;
 using table::kWorkloadRebalancer;
 
 // The kinds a route serves.
@@ -198,6 +200,17 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = {},
      .entry = {.name = "clusterresourcebinding.karmada-policy-webhook.karmada.io",
                .upstream_name = "clusterresourcebinding.karmada.io"}},
+    // Upstream's hottest path (every Work the controllers write). It reads oldObject on UPDATE
+    // for D-ID: a permanent ID the update dropped is put back, not minted anew.
+    {.path = "/mutate-work",
+     .mutating = true,
+     .kinds = kKindsOf<&kWork>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &mutate_work,
+     .rules = {},
+     .entry = {.name = "work.karmada-policy-webhook.karmada.io",
+               .upstream_name = "work.karmada.io"}},
     // Any kind: the API server calls it only for objects carrying the label (objectSelector).
     {.path = "/validate-resourcedeletionprotection",
      .mutating = false,

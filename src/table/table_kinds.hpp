@@ -16,5 +16,6 @@ extern const Kind kFederatedResourceQuota;
 extern const Kind kClusterTaintPolicy;
 extern const Kind kResourceBinding;
 extern const Kind kClusterResourceBinding;
+extern const Kind kWork;
 
 }  // namespace kpw::table

@@ -57,7 +57,8 @@
 #   review_bench      ns and heap allocations per review through handle_http (no TLS/HTTP)
 #   instructions      callgrind: instructions per review of kpw::handle_http (inclusive Ir /
 #                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate,
-#                     op_allowed,op_mutate,frq_allowed,frq_denied}, one valgrind per core at once;
+#                     op_allowed,op_mutate,frq_allowed,frq_denied,work_mutate}, one valgrind per
+#                     core at once;
 #                     deterministic: the same binary gives the same count
 #   worst case        worstcase: every body test/e2e/hostile_bodies.py makes (per webhook path,
 #                     the most expensive shapes: many elements, duplicates, invalid values, long
@@ -721,7 +722,8 @@ if want review; then
   # ---- instructions per review (callgrind) ----
   # PP, CPP and the other kinds with a keep-alive target (OP, FRQ); not op_denied or ctp_allowed:
   # each count is a valgrind run of a second or more, and the smoke runs them all.
-  reviews=(pp_allowed pp_denied cpp_allowed pp_mutate op_allowed op_mutate frq_allowed frq_denied)
+  reviews=(pp_allowed pp_denied cpp_allowed pp_mutate op_allowed op_mutate frq_allowed frq_denied
+    work_mutate)
   declare -A ir=() ir_calls=() ir_each=()
   echo "== instructions per review: callgrind, inclusive Ir of kpw::handle_http / its calls"
   if [ -n "$callgrind_note" ]; then
@@ -1188,7 +1190,8 @@ if [ -f "$bench_json" ]; then
               "BM_Review/op_mutate:OverridePolicy, mutate (OM-1 patch):op_mutate" \
               "BM_Review/frq_allowed:FederatedResourceQuota, allowed:frq_allowed" \
               "BM_Review/frq_denied:FederatedResourceQuota, denied (3):frq_denied" \
-              "BM_Review/ctp_allowed:ClusterTaintPolicy, allowed:"; do
+              "BM_Review/ctp_allowed:ClusterTaintPolicy, allowed:" \
+              "BM_Review/work_mutate:Work, mutate (CREATE, 3 manifests):work_mutate"; do
     IFS=: read -r name label key <<<"$pair"
     allocs="$(bench_of "$name" allocs)"
     bytes="$(bench_of "$name" body_B)"
@@ -1263,7 +1266,8 @@ v_ns="$(bench_of BM_Review/pp_allowed ns)"
 m_ns="$(bench_of BM_Review/pp_mutate ns)"
 printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
 printf "$fmt" "mutating review in-process (ns)" "$m_ns" "" "" "< 10000" "$(met "$m_ns" 10000 '<')"
-for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating"; do
+for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating" \
+  "work_mutate:  Work mutating"; do
   IFS=: read -r key label <<<"$pair"
   k_ns="$(bench_of "BM_Review/$key" ns)"
   printf "$fmt" "$label (ns)" "$k_ns" "" "" "< 10000" "$(met "$k_ns" 10000 '<')"
@@ -1272,7 +1276,8 @@ v_allocs="$(bench_of BM_Review/pp_allowed allocs)"
 m_allocs="$(bench_of BM_Review/pp_mutate allocs)"
 printf "$fmt" "heap allocations per validating review" "$v_allocs" "" "" "0" "$(met "$v_allocs" 1 '<')"
 printf "$fmt" "heap allocations per mutating review" "$m_allocs" "" "" "0" "$(met "$m_allocs" 1 '<')"
-for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating"; do
+for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating" \
+  "work_mutate:  Work mutating"; do
   IFS=: read -r key label <<<"$pair"
   k_allocs="$(bench_of "BM_Review/$key" allocs)"
   printf "$fmt" "$label (allocations)" "$k_allocs" "" "" "0" "$(met "$k_allocs" 1 '<')"
@@ -1282,6 +1287,7 @@ printf "$fmt" "instructions per mutating review" "${ir_each[pp_mutate]:-n/a}" ""
 printf "$fmt" "  OP validating" "${ir_each[op_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  OP mutating" "${ir_each[op_mutate]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  FRQ validating" "${ir_each[frq_allowed]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  Work mutating" "${ir_each[work_mutate]:-n/a}" "" "" "printed" ""
 w_large="$(size_label "${worst[largest_size]:-${worst_sizes[-1]}}")"
 w_small="$(size_label "${worst[smallest_size]:-${worst_sizes[0]}}")"
 printf "$fmt" "worst-case review, $w_large (µs)" "$(worst_us_text)" "" "" "printed" ""

@@ -99,12 +99,18 @@ std::string kind_of(std::string_view path) {
     return std::string(path);
   }
   static const std::map<std::string_view, std::string_view> kinds = {
-      {"propagationpolicy", "PP"},       {"clusterpropagationpolicy", "CPP"},
-      {"workloadrebalancer", "WR"},      {"scheduletrigger", "ST"},
-      {"federatedresourcequota", "FRQ"}, {"clustertaintpolicy", "CTP"},
-      {"overridepolicy", "OP"},          {"clusteroverridepolicy", "COP"},
-      {"resourcebinding", "RB"},         {"clusterresourcebinding", "CRB"},
-      {"resourcedeletionprotection", "RDP"}};
+      {"propagationpolicy", "PP"},
+      {"clusterpropagationpolicy", "CPP"},
+      {"workloadrebalancer", "WR"},
+      {"scheduletrigger", "ST"},
+      {"federatedresourcequota", "FRQ"},
+      {"clustertaintpolicy", "CTP"},
+      {"overridepolicy", "OP"},
+      {"clusteroverridepolicy", "COP"},
+      {"resourcebinding", "RB"},
+      {"clusterresourcebinding", "CRB"},
+      {"resourcedeletionprotection", "RDP"},
+      {"work", "Work"}};
   const auto it = kinds.find(name);
   if (it == kinds.end()) return std::string(path);
   return std::string(it->second) + " " + how;

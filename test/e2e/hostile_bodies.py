@@ -37,6 +37,7 @@ OP = ("policy.karmada.io", "v1alpha1", "OverridePolicy", "overridepolicies")
 COP = ("policy.karmada.io", "v1alpha1", "ClusterOverridePolicy", "clusteroverridepolicies")
 RB = ("work.karmada.io", "v1alpha2", "ResourceBinding", "resourcebindings")
 CRB = ("work.karmada.io", "v1alpha2", "ClusterResourceBinding", "clusterresourcebindings")
+WORK = ("work.karmada.io", "v1alpha1", "Work", "works")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -625,6 +626,107 @@ CONVERT_SHAPES = [convert_many_objects, convert_many_clusters, convert_empty_clu
                   convert_many_quantities, convert_many_times, convert_deep_status, convert_unknown_keys,
                   convert_type_errors]
 
+
+def work(manifests):
+    """A Work (namespace karmada-es-tenant, with its permanent ID) holding `manifests`."""
+    obj = {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+           "metadata": {"name": "hostile", "namespace": "karmada-es-tenant",
+                        "labels": {"work.karmada.io/permanent-id": "0b0c7e4e-5f3a-4b8e-9d7e-2f1a3c4d5e6f"}},
+           "spec": {"workload": {"manifests": manifests}}}
+    return review(WORK, obj, "karmada-es-tenant")
+
+
+def manifests_many(n, _):
+    """n small ConfigMaps (10 000 and more at 3 MiB): each gets the Work's ID and both managed
+    annotations (W-10…W-12), three ops a manifest, the patch to its cap."""
+    return work([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c%07d" % i}}
+                 for i in range(n)])
+
+
+# One manifest of each kind a step prunes, with everything each step removes (W-3…W-9).
+EVERY_STEP = [
+    {"apiVersion": "apps/v1", "kind": "Deployment",
+     "metadata": {"name": "d", "uid": "u", "resourceVersion": "1", "generation": 2, "finalizers": ["f"],
+                  "annotations": {"deployment.kubernetes.io/revision": "3", "deployment.kubernetes.io/revision-history": "1",
+                                  "a": "1"}},
+     "status": {"replicas": 1}},
+    {"apiVersion": "batch/v1", "kind": "Job",
+     "metadata": {"name": "j", "creationTimestamp": "2024-01-01T00:00:00Z", "labels": {"app": "j"}},
+     "spec": {"parallelism": 1, "ttlSecondsAfterFinished": 5,
+              "selector": {"matchLabels": {"controller-uid": "u", "batch.kubernetes.io/controller-uid": "u"}},
+              "template": {"metadata": {"labels": {"controller-uid": "u", "job-name": "j",
+                                                   "batch.kubernetes.io/controller-uid": "u",
+                                                   "batch.kubernetes.io/job-name": "j"}},
+                           "spec": {"containers": [{"name": "c", "image": "i",
+                                                    "resources": {"limits": {"cpu": "1", "memory": "1Gi"}}}],
+                                    "restartPolicy": "Never"}}}},
+    {"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/service-account-token", "data": {"token": "eA=="},
+     "metadata": {"name": "s", "annotations": {"kubernetes.io/service-account.uid": "u"}}},
+    {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa", "managedFields": []},
+     "secrets": [{"name": "sa-token-a"}, {"name": "sa-token-b"}, {"name": "sa-dockercfg"}]},
+    {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "svc", "selfLink": "x"},
+     "spec": {"clusterIP": "10.0.0.1", "clusterIPs": ["10.0.0.1"]}},
+    {"apiVersion": "v1", "kind": "PersistentVolumeClaim",
+     "metadata": {"name": "p", "ownerReferences": [], "annotations": {"volume.kubernetes.io/selected-node": "n"}}},
+]
+
+
+def manifests_every_step(n, _):
+    """6n manifests, n of each of the six kinds W-4…W-9 prune, every step firing on each."""
+    return work([m for _ in range(n) for m in EVERY_STEP])
+
+
+def manifest_keys_many(n, _):
+    """One Deployment with n labels and n annotations in reverse order: W-10 and W-12 sort them
+    (n log n), W-4 removes two of them."""
+    keys = {"example.com/k%07d" % (n - i): "v" for i in range(n)}
+    annotations = dict(keys, **{"deployment.kubernetes.io/revision": "1"})
+    return work([{"apiVersion": "apps/v1", "kind": "Deployment",
+                  "metadata": {"name": "d", "labels": keys, "annotations": annotations}}])
+
+
+def manifest_nulls_many(n, _):
+    """One manifest whose n labels and n annotations are null: upstream writes them back as "";
+    each map is rewritten by one op, not one per key."""
+    keys = {"k%07d" % i: None for i in range(n)}
+    return work([{"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c", "labels": keys,
+                                                                         "annotations": keys}}])
+
+
+def token_secrets_many(n, _):
+    """One ServiceAccount with n token secrets: W-7 removes each (n ops, the patch to its cap)."""
+    return work([{"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "sa"},
+                  "secrets": [{"name": "sa-token-%07d" % i} for i in range(n)]}])
+
+
+def job_containers_many(n, _):
+    """One Job with n containers, each field of each one typed: W-5 decodes it all as batch/v1."""
+    container = {"name": "c", "image": "busybox", "command": ["sh", "-c", "true"],
+                 "ports": [{"containerPort": 80, "protocol": "TCP"}],
+                 "env": [{"name": "A", "valueFrom": {"resourceFieldRef": {"resource": "limits.cpu", "divisor": "1m"}}}],
+                 "resources": {"limits": {"cpu": "500m", "memory": "128Mi"}, "requests": {"cpu": 0.1}},
+                 "livenessProbe": {"httpGet": {"port": "http", "path": "/"}, "periodSeconds": 10},
+                 "securityContext": {"runAsUser": 1000, "readOnlyRootFilesystem": True}}
+    return work([{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+                  "spec": {"template": {"metadata": {"creationTimestamp": "2024-01-02T03:04:05Z"},
+                                        "spec": {"containers": [container] * n}}}}])
+
+
+def manifests_deep(n, _):
+    """2n manifests: n Jobs whose template carries an unknown field nested 100 levels deep (legal:
+    the reader's limit is 128) and n ConfigMaps as deep."""
+    deep = "x"
+    for _ in range(100):
+        deep = {"a": deep}
+    pair = [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "j"},
+             "spec": {"template": {"spec": {"containers": [{"name": "c", "deep": deep}]}}}},
+            {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}, "data": deep}]
+    return work([m for _ in range(n) for m in pair])
+
+
+WORK_SHAPES = [manifests_many, manifests_every_step, manifest_keys_many, manifest_nulls_many,
+               token_secrets_many, job_containers_many, manifests_deep]
+
 OVERRIDE_SHAPES = [rules_many_labels, labels_invalid_sorted, field_overriders_many, field_ops_invalid,
                    cluster_selector_invalid, rule_selectors_invalid, legacy_overriders_invalid,
                    selectors_no_namespace, selectors_empty_namespace, identity_warnings,
@@ -660,6 +762,7 @@ CATALOGUE = [
      [components_alike, dependencies_valid, clusters_many, binding_many_labels]),
     ("/validate-resourcedeletionprotection", None, [protected_many_labels, unprotected_many_labels]),
     ("/convert", None, CONVERT_SHAPES),
+    ("/mutate-work", None, WORK_SHAPES),
 ]
 
 

@@ -153,7 +153,35 @@ CASES = {
         binding("ClusterResourceBinding", "crb-valid"),
         {"/metadata/labels/clusterresourcebinding.karmada.io~1permanent-id": "<uuid>"},
         None, None, None),
+    # /mutate-work denies nothing: a manifest it cannot decode is refused with code 400 (W-5).
+    "Work": (
+        {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+         "metadata": {"name": "work-valid", "namespace": "default"},
+         "spec": {"workload": {"manifests": [
+             {"apiVersion": "apps/v1", "kind": "Deployment",
+              "metadata": {"name": "nginx", "namespace": "default", "uid": "u", "labels": {"app": "nginx"},
+                           "annotations": {"deployment.kubernetes.io/revision": "3"}},
+              "spec": {"replicas": 1}, "status": {"replicas": 1}},
+             {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "nginx", "namespace": "default"},
+              "spec": {"clusterIP": "None", "ports": [{"port": 80}]}}]}}},
+        {"/metadata/labels/work.karmada.io~1permanent-id": "<uuid>",
+         "/spec/workload/manifests/0/metadata/labels/work.karmada.io~1permanent-id": "<uuid>",
+         "/spec/workload/manifests/0/metadata/annotations/resourcetemplate.karmada.io~1managed-annotations":
+             "resourcetemplate.karmada.io/managed-annotations,resourcetemplate.karmada.io/managed-labels",
+         "/spec/workload/manifests/0/metadata/annotations/resourcetemplate.karmada.io~1managed-labels":
+             "app,work.karmada.io/permanent-id",
+         "/spec/workload/manifests/0/metadata/name": "nginx",
+         "/spec/workload/manifests/1/spec/clusterIP": "None"},
+        {"apiVersion": "work.karmada.io/v1alpha1", "kind": "Work",
+         "metadata": {"name": "work-invalid", "namespace": "default"},
+         "spec": {"workload": {"manifests": [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
+                                              "spec": {"parallelism": "two"}}]}}},
+        "spec.workload.manifests[0].spec.parallelism", "W-5"),
 }
+
+# How kubectl names the refusal of a kind whose path answers with a code other than 403: a
+# mutating path that cannot decode a request refuses it with code 400.
+REFUSAL = {"Work": "BadRequest"}
 
 
 def pointer_get(doc, pointer: str):
@@ -210,7 +238,7 @@ def denial_problems(api, row, invalid: dict, field: str) -> list:
     if proc.returncode == 0:
         return ["%s was admitted: %s" % (invalid["metadata"]["name"], proc.stdout.strip())]
     problems = []
-    if "Error from server (Forbidden)" not in text or want not in text:
+    if "Error from server (%s)" % REFUSAL.get(row.kind, "Forbidden") not in text or want not in text:
         problems.append("kubectl printed %r, want %r" % (text, want + "..."))
     elif (field + ":") not in text.split(want, 1)[1]:
         problems.append("the denial does not name %s: %r" % (field, text))

@@ -386,7 +386,54 @@ def test_bindings(env):
               o["name"], got, o["errors"])
 
 
+def test_works(env):
+    """Works (/mutate-work, W-1…W-13): a manifest the webhook refuses (W-5, W-2: code 400) is an
+    error at its field; a valid Work is stored as the webhook stores it, and the stored Work needs
+    nothing more."""
+    code, out, _ = env.check("works")
+    check(code == 1, "exit %d, expected 1", code)
+    want = [
+        'works/works.yaml:64:11: Work/pi-5d8f7c9b6d: spec.workload.manifests[0].spec.parallelism: Invalid '
+        'value: "two": must be an integer (a manifest of kind Job must decode as a batch/v1 Job)',
+        'works/works.yaml:76:9: Work/broken: spec.workload.manifests[1]: Invalid value: "just a string": must '
+        'be an object (a Kubernetes object with apiVersion and kind)',
+        "3 objects: 1 valid, 2 invalid (2 denied by upstream too, 0 only by our strict rules), 0 skipped, "
+        "0 warnings",
+    ]
+    check(lines(out) == want, "output:\n%s", out)
+    _, out, _ = env.check("-o", "json", "--show-defaults", "works")
+    objects = json.loads(out)["objects"]
+    stored = objects[0]["object"]
+    work_id = stored["metadata"]["labels"].get("work.karmada.io/permanent-id", "")
+    check(len(work_id) == 36, "the Work's permanent id: %r", work_id)
+    deployment, service = stored["spec"]["workload"]["manifests"]
+    check(deployment["metadata"] == {
+        "name": "nginx", "namespace": "default",
+        "labels": {"app": "nginx", "work.karmada.io/permanent-id": work_id},
+        "annotations": {"resourcetemplate.karmada.io/managed-annotations":
+                        "resourcetemplate.karmada.io/managed-annotations,resourcetemplate.karmada.io/managed-labels",
+                        "resourcetemplate.karmada.io/managed-labels": "app,work.karmada.io/permanent-id"}},
+        "deployment metadata: %s", deployment["metadata"])
+    check("status" not in deployment and "clusterIP" not in service["spec"] and "clusterIPs" not in service["spec"],
+          "pruned: %s %s", deployment, service)
+    for o in objects:
+        review = {"apiVersion": "admission.k8s.io/v1", "kind": "AdmissionReview",
+                  "request": {"uid": "work-" + o["name"],
+                              "kind": {"group": "work.karmada.io", "version": "v1alpha1", "kind": "Work"},
+                              "namespace": o["namespace"], "name": o["name"], "operation": "UPDATE",
+                              "object": o["object"], "oldObject": o["object"]}}
+        response = env.review("/mutate-work", review)
+        if o["verdict"] == "valid":
+            check(response["allowed"] and "patch" not in response, "%s: the stored Work needed %s", o["name"],
+                  response)
+        else:
+            check(not response["allowed"] and response["status"]["code"] == 400 and
+                  response["status"]["message"] == o["errors"][0]["message"],
+                  "%s: webhook %s, check %s", o["name"], response, o["errors"])
+
+
 TESTS = [
+    test_works,
     test_allow_no_execute_taint_policy,
     test_bindings,
     test_audit_of_a_kubectl_get_dump,

@@ -107,9 +107,11 @@ std::string text_of(const Value& doc) {
 
 // A mutator's answer: the patch text and the object after applying it.
 struct Mutation {
-  std::string patch;  // "" when the mutator changed nothing
-  std::string error;  // why the patch did not apply, or ""
-  JsonDocument doc;   // the object after the patch
+  std::string patch;          // "" when the mutator changed nothing
+  std::string error;          // why the patch did not apply, or ""
+  unsigned refused_code = 0;  // AdmissionResult::refuse: a request the mutator cannot judge
+  std::string refused_message;
+  JsonDocument doc;  // the object after the patch
   std::vector<std::string> warnings;
 
   // Checked (json_access.hpp): a missing value or another type fails the test.
@@ -143,6 +145,8 @@ inline Mutation mutate(Handler handler, std::string_view object, const Call& cal
   AdmissionResult result;
   judge(handler, request, result);
   m.warnings = result.warnings.all();
+  m.refused_code = result.refused_code;
+  m.refused_message = result.refused_message;
   if (!result.errors.empty()) m.error = "a mutator denied: " + result.errors.message();
   if (!result.patch.empty()) {
     result.patch.render(m.patch);

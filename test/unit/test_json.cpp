@@ -337,3 +337,45 @@ TEST_CASE("json reader: a refused text leaves an empty document and the arena re
   REQUIRE(arena.parse_in_place(good).ok);
   CHECK(int_at(arena.document(), "/a/2/b") == 3);
 }
+
+TEST_CASE("json: append_json_string escapes what JSON needs, at every position of a word") {
+  // A reference, byte by byte.
+  const auto reference = [](std::string_view text) {
+    std::string out = "\"";
+    for (const unsigned char c : text) {
+      if (c == '"') {
+        out += "\\\"";
+      } else if (c == '\\') {
+        out += "\\\\";
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else if (c < 0x20) {
+        static constexpr char kHex[] = "0123456789abcdef";
+        out += "\\u00";
+        out += kHex[c >> 4];
+        out += kHex[c & 0xf];
+      } else {
+        out += static_cast<char>(c);
+      }
+    }
+    return out + "\"";
+  };
+  // Every byte value, alone and at each offset of a 19-byte text (both 8-byte words and the tail).
+  for (int b = 0; b < 256; ++b) {
+    for (std::size_t at = 0; at < 19; ++at) {
+      std::string text(19, 'a');
+      text[at] = static_cast<char>(b);
+      if (at + 1 < text.size()) text[at + 1] = '\x7f';  // a byte just above the escaped ones
+      std::string out;
+      kpw::append_json_string(out, text);
+      REQUIRE(out == reference(text));
+    }
+  }
+  std::string out = "x";
+  kpw::append_json_string(out, "");
+  CHECK(out == "x\"\"");
+}

@@ -362,3 +362,55 @@ TEST_CASE("patch: set after remove replaces the member") {
       ops ==
       R"([{"op":"replace","path":"/spec/preemption","value":"Never"},{"op":"replace","path":"/spec/names","value":["b"]}])");
 }
+
+TEST_CASE("patch: set_null adds or replaces with null") {
+  const FieldPath data = FieldPath::root("data");
+  const FieldPath other = FieldPath::root("other");
+  std::string ops;
+  auto out = patched(R"({"data":{"token":"eA=="}})",
+                     [&](JsonPatch& p) {
+                       p.set_null(data);
+                       p.set_null(other);
+                     },
+                     &ops);
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/data","value":null},{"op":"add","path":"/other","value":null}])");
+  CHECK(out == R"({"data":null,"other":null})");
+}
+
+TEST_CASE("patch: set of a whole value copies it, and later sets below write into the copy") {
+  const FieldPath metadata = FieldPath::root("metadata");
+  const FieldPath labels = metadata.child("labels");
+  std::string ops;
+  std::string out;
+  {
+    kpw::JsonDocument value;
+    value.Parse(R"({"a":"","b":"x","n":[1,{"c":null}]})");
+    out = patched(R"({"metadata":{"labels":{"a":null,"b":"x"}}})",
+                  [&](JsonPatch& p) {
+                    p.set(labels, value);
+                    p.set(labels.key("id"), std::string_view("v"));
+                  },
+                  &ops);
+  }
+  CHECK(
+      ops ==
+      R"([{"op":"replace","path":"/metadata/labels","value":{"a":"","b":"x","n":[1,{"c":null}],"id":"v"}}])");
+  CHECK(out == R"({"metadata":{"labels":{"a":"","b":"x","n":[1,{"c":null}],"id":"v"}}})");
+}
+
+TEST_CASE("patch: a whole value counts towards the size bound") {
+  const FieldPath a = FieldPath::root("a");
+  kpw::JsonDocument value;
+  value.SetObject();
+  const std::string big(2000, 'x');
+  value.AddMember("k", kpw::JsonValue(big.c_str(), value.GetAllocator()), value.GetAllocator());
+  JsonArena arena;
+  std::string text = "{}";
+  REQUIRE(arena.parse_in_place(text).ok);
+  JsonPatch patch(1000);
+  patch.reset(&arena.document());
+  patch.set(a, value);
+  CHECK(patch.too_large());
+}
