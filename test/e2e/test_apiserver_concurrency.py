@@ -127,6 +127,16 @@ def specs(kind, u):
                 None,
                 {"/metadata/labels/clusterresourcebinding.karmada.io~1permanent-id": "*"},
                 None, None)
+    if kind == "Work":  # what the binding controller writes; /mutate-work denies nothing it reads
+        return ({"workload": {"manifests": [
+                    {"apiVersion": "apps/v1", "kind": "Deployment",
+                     "metadata": {"name": "web-" + u, "namespace": "default", "uid": u,
+                                  "labels": {"app": u}},
+                     "spec": {"replicas": 1}, "status": {"replicas": 1}}]}},
+                None,
+                {"/metadata/labels/work.karmada.io~1permanent-id": "*",
+                 "/spec/workload/manifests/0/metadata/labels/work.karmada.io~1permanent-id": "*"},
+                None, None)
     raise AssertionError("no objects for kind %s: add them to specs()" % kind)
 
 

@@ -179,9 +179,10 @@ CASES = {
         "spec.workload.manifests[0].spec.parallelism", "W-5"),
 }
 
-# How kubectl names the refusal of a kind whose path answers with a code other than 403: a
-# mutating path that cannot decode a request refuses it with code 400.
-REFUSAL = {"Work": "BadRequest"}
+# How kubectl begins the refusal of each kind: a denial (code 403) carries reason Forbidden; a
+# mutating path that cannot decode a request refuses it with code 400 and no reason, as
+# controller-runtime's Errored (upstream's 500 for the same Work prints the same way).
+REFUSAL = {"Work": "Error from server: "}
 
 
 def pointer_get(doc, pointer: str):
@@ -238,8 +239,9 @@ def denial_problems(api, row, invalid: dict, field: str) -> list:
     if proc.returncode == 0:
         return ["%s was admitted: %s" % (invalid["metadata"]["name"], proc.stdout.strip())]
     problems = []
-    if "Error from server (%s)" % REFUSAL.get(row.kind, "Forbidden") not in text or want not in text:
-        problems.append("kubectl printed %r, want %r" % (text, want + "..."))
+    start = REFUSAL.get(row.kind, "Error from server (Forbidden): ")
+    if not text.startswith(start) or want not in text:
+        problems.append("kubectl printed %r, want %r" % (text, start + "..." + want + "..."))
     elif (field + ":") not in text.split(want, 1)[1]:
         problems.append("the denial does not name %s: %r" % (field, text))
     return problems
