@@ -189,7 +189,9 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(1024LL, 1024LL * 1024))
       ->capture_default_str();
   app.add_option("--large-review-bytes", f.large_review_bytes,
-                 "bodies larger than this (an eighth of it for mutating webhooks) are judged on "
+                 "bodies larger than this (an eighth of it for the PropagationPolicy, "
+                 "ClusterPropagationPolicy and OverridePolicy mutators, half for the Work "
+                 "mutator) are judged on "
                  "the review threads, off the I/O threads")
       ->check(AtLeast(1024))
       ->capture_default_str();

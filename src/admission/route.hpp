@@ -132,6 +132,11 @@ struct Route {
   // (its CRDs' spec.conversion names it); its kinds are those whose conversion it serves.
   Takes takes = Takes::kAdmissionReview;
   Converter converter = nullptr;
+  // The server judges a body of more than --large-review-bytes / large_divisor on a review thread,
+  // off the I/O threads: 8 for a mutator whose answer can be tens of times its body (a default
+  // filled into every element of a list), 2 for one whose answer can be a few times its body (a
+  // Work's: three ops a manifest), 1 where the answer is bounded (validators, a label added).
+  std::uint8_t large_divisor = 1;
 };
 
 // Defined by the route table (src/table/routes.cpp).

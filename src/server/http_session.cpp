@@ -93,13 +93,13 @@ void HttpSession<Derived>::on_header(error_code ec) {
   target_ = find_target(port_, parser_->get().target());
   metrics::request_started(route_index_or_none());
   counted_ = true;
-  // A mutation's answer can be tens of times its body (a default in every element of a list): it
-  // counts as large from an eighth of the size, so that no review judged inline costs more than a
-  // few milliseconds. A port without routes judges nothing large.
+  // A route whose answer can be tens of times its body counts a body as large from a fraction of
+  // the size (Route::large_divisor), so that no review judged inline costs more than a few
+  // milliseconds. A port without routes judges nothing large.
   const std::size_t large = state_.options.large_review_bytes;
-  large_bytes_ = !port_.routes                                         ? SIZE_MAX
-                 : target_.route != nullptr && target_.route->mutating ? large / 8
-                                                                       : large;
+  large_bytes_ = !port_.routes              ? SIZE_MAX
+                 : target_.route != nullptr ? large / target_.route->large_divisor
+                                            : large;
   // A large body takes a slot of the review threads before it is read, so the memory of the
   // bodies in flight is bounded too; without one it is refused, its body dropped unkept.
   if (const auto length = parser_->content_length();

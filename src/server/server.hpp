@@ -25,8 +25,8 @@ struct ServerOptions {
   std::size_t max_request_bytes = kDefaultMaxRequestBytes;
   std::size_t max_header_bytes = 16 * 1024;
   unsigned threads = 1;
-  // Bodies over large_review_bytes (an eighth of it for a mutating webhook, whose answer can be
-  // tens of times its body) are judged on review_threads threads (at a lower CPU priority) instead
+  // Bodies over large_review_bytes (an eighth of it for a mutator whose answer can be tens of
+  // times its body: Route::large_divisor) are judged on review_threads threads (at a lower CPU priority) instead
   // of inline on an I/O thread; at most max_large_reviews of them are in flight (being read,
   // queued or judged), more are refused with HTTP 429 and Retry-After.
   std::size_t large_review_bytes = 64 * 1024;
