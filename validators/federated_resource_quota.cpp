@@ -109,6 +109,7 @@ struct Overall {
   struct Entry {
     std::string_view name;
     const JsonValue* value = nullptr;
+    CheckedResourceName checked;       // its name: an assignment's same name is not checked again
     std::optional<Quantity> quantity;  // nullopt: not a quantity (QS-2), no Q-9
     Quantity assigned;                 // the sum of the assignments' quantities so far
     bool beyond = false;  // the exact sum does not fit Quantity (docs/compatibility.md)
@@ -140,7 +141,9 @@ void check_overall(const JsonValue& map, const FieldPath& path, Overall& overall
     Overall::Entry& e = overall.entries()[i];
     e.name = name;
     e.value = &members[i].value;
-    e.quantity = check_resource(kOverallResourceRules, name, members[i].value, entry, errors);
+    e.checked = check_resource_name(kOverallResourceRules, name, entry, errors);
+    e.quantity = check_resource_value(kOverallResourceRules, e.checked.kind, members[i].value,
+                                      entry, errors);
   }
 }
 
@@ -168,10 +171,15 @@ std::size_t check_assignments(const JsonValue& list, const FieldPath& list_path,
     for (const auto* m : SortedMembers(*hard)) {
       const std::string_view name = view(m->name);
       const FieldPath entry = hard_path.key(name);
-      const std::optional<Quantity> q =
-          check_resource(kAssignedResourceRules, name, m->value, entry, errors);
       Overall::Entry* e = overall.find(name);
       if (e == nullptr) ++not_in_overall;
+      // A name spec.overall holds without error is not checked again (most are: cpu, memory).
+      const ResourceKind kind =
+          e != nullptr && e->checked.clean
+              ? e->checked.kind
+              : check_resource_name(kAssignedResourceRules, name, entry, errors).kind;
+      const std::optional<Quantity> q =
+          check_resource_value(kAssignedResourceRules, kind, m->value, entry, errors);
       if (!q || e == nullptr || e->beyond) continue;
       if (const std::optional<Quantity> sum = e->assigned.plus(*q)) {
         e->assigned = *sum;

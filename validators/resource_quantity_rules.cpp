@@ -48,14 +48,6 @@ constexpr auto kStandardResources = std::to_array<StandardResource>({
     {"storage", false},
 });
 
-// What a resource name is, looked up once per map entry (a name is compared as text only with
-// the standard names of its length: at most three).
-struct ResourceKind {
-  bool standard = false;  // IsStandardResourceName
-  bool quota = false;     // IsStandardQuotaResourceName (the standard set without `storage`)
-  bool integer = false;   // IsIntegerResourceName
-};
-
 bool is_huge_page_quota_resource(std::string_view name) {
   return name.starts_with("hugepages-") || name.starts_with("requests.hugepages-");
 }
@@ -88,27 +80,33 @@ ResourceKind classify(std::string_view name, bool qualified) {
   return k;
 }
 
-// Q-2…Q-4: the resource name (upstream's ValidateResourceQuotaResourceName). Q-3 only when Q-2
-// passes; Q-4 for any name without `/`.
-ResourceKind check_resource_name(const ResourceRules& r, std::string_view name,
-                                 const FieldPath& path, ErrorList& errors) {
+}  // namespace
+
+// Q-3 only when Q-2 passes; Q-4 for any name without `/`.
+CheckedResourceName check_resource_name(const ResourceRules& r, std::string_view name,
+                                        const FieldPath& path, ErrorList& errors) {
   const NameProblems problems = check_qualified_name(name);
   for (std::string_view problem : problems) errors.invalid(r.name, path, name, problem);
   const ResourceKind kind = classify(name, problems.ok());
-  if (name.find('/') != std::string_view::npos) return kind;
-  if (problems.ok() && !kind.standard) {
+  if (name.find('/') != std::string_view::npos) return {kind, problems.ok()};
+  const bool standard = !problems.ok() || kind.standard;
+  if (!standard) {
     errors.invalid(r.standard, path, name, "must be a standard resource type or fully qualified");
   }
   if (!kind.quota) errors.invalid(r.quota, path, name, "must be a standard resource for quota");
-  return kind;
+  return {kind, problems.ok() && standard && kind.quota};
 }
-
-}  // namespace
 
 std::optional<Quantity> check_resource(const ResourceRules& r, std::string_view name,
                                        const JsonValue& value, const FieldPath& path,
                                        ErrorList& errors) {
-  const ResourceKind kind = check_resource_name(r, name, path, errors);
+  return check_resource_value(r, check_resource_name(r, name, path, errors).kind, value, path,
+                              errors);
+}
+
+std::optional<Quantity> check_resource_value(const ResourceRules& r, ResourceKind kind,
+                                             const JsonValue& value, const FieldPath& path,
+                                             ErrorList& errors) {
   // Parsed once: the schema's check (QS-2) runs only to report a value that is not a quantity.
   const ParsedQuantity parsed = (value.IsString() || value.IsNumber())
                                     ? schema::quantity_of(value)

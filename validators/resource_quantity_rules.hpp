@@ -84,8 +84,32 @@ class SortedMembers {
   InlineBuffer<const Member*, 64> members_;
 };
 
-// One entry of a resource map: Q-2…Q-4 on its name, QS-2 on its value, then on the
-// quantity (ValidateResourceQuantityValue). The quantity, when the value is one.
+// What a resource name is, looked up once per name (a name is compared as text only with the
+// standard names of its length: at most three).
+struct ResourceKind {
+  bool standard = false;  // IsStandardResourceName
+  bool quota = false;     // IsStandardQuotaResourceName (the standard set without `storage`)
+  bool integer = false;   // IsIntegerResourceName
+};
+
+// A resource name checked: what it is, and whether it broke none of Q-2…Q-4 (then it breaks none
+// wherever it appears again: those rules read the name alone).
+struct CheckedResourceName {
+  ResourceKind kind;
+  bool clean = false;
+};
+
+// Q-2…Q-4: the resource name (upstream's ValidateResourceQuotaResourceName).
+CheckedResourceName check_resource_name(const ResourceRules& r, std::string_view name,
+                                        const FieldPath& path, ErrorList& errors);
+
+// QS-2 on a value, then on the quantity (ValidateResourceQuantityValue), for a
+// resource of `kind`. The quantity, when the value is one.
+std::optional<Quantity> check_resource_value(const ResourceRules& r, ResourceKind kind,
+                                             const JsonValue& value, const FieldPath& path,
+                                             ErrorList& errors);
+
+// One entry of a resource map: check_resource_name, then check_resource_value.
 std::optional<Quantity> check_resource(const ResourceRules& r, std::string_view name,
                                        const JsonValue& value, const FieldPath& path,
                                        ErrorList& errors);

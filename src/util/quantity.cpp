@@ -197,6 +197,18 @@ std::int64_t decimal_scale(std::int64_t exponent, std::int64_t frac_digits) {
 Quantity Quantity::of(Mantissa mantissa, std::int64_t exponent) {
   Quantity q;
   if (mantissa == 0) return q;
+  // Most mantissas fit 64 bits: their trailing zeros found without 128-bit divisions.
+  if (mantissa >= std::numeric_limits<std::int64_t>::min() &&
+      mantissa <= std::numeric_limits<std::int64_t>::max()) {
+    auto m = static_cast<std::int64_t>(mantissa);
+    while (m % 10 == 0) {
+      m /= 10;
+      ++exponent;
+    }
+    q.mantissa_ = m;
+    q.exponent_ = exponent;
+    return q;
+  }
   while (mantissa % 10 == 0) {
     mantissa /= 10;
     ++exponent;
@@ -251,6 +263,7 @@ bool Quantity::is_whole_in_millis() const {
 
 std::strong_ordering operator<=>(const Quantity& a, const Quantity& b) {
   if (a.sign() != b.sign() || a.sign() == 0) return order(a.sign(), b.sign());
+  if (a.exponent_ == b.exponent_) return order(a.mantissa_, b.mantissa_);  // the common case
   U128 ma = magnitude(a.mantissa_);
   U128 mb = magnitude(b.mantissa_);
   // Orders of magnitude first (digits + exponent), then the mantissas at one exponent.
