@@ -1,6 +1,9 @@
 // The JSON Patch builder's ops: add, replace, remove, append, one op per target; escaping, base64.
 // Each patch applies to the object as it arrived (RFC 6902).
+#include <openssl/evp.h>
+
 #include <catch2/catch.hpp>
+#include <cstdint>
 #include <string>
 
 #include "admission/json_patch.hpp"
@@ -146,6 +149,24 @@ TEST_CASE("patch: base64 per RFC 4648") {
   CHECK(out.size() == 344);
   CHECK(out.substr(0, 8) == "AAECAwQF");
   CHECK(out.substr(336) == "/P3+/w==");
+}
+
+// Our encoder against OpenSSL's, on every length up to 1000 and every byte value.
+TEST_CASE("patch: base64 as OpenSSL's EVP_EncodeBlock writes it") {
+  std::string bytes;
+  std::uint32_t x = 12345;
+  for (std::size_t n = 0; n <= 1000; ++n) {
+    std::string ours = "prefix";
+    kpw::append_base64(ours, bytes);
+    std::string theirs(4 * ((bytes.size() + 2) / 3) + 1, '\0');
+    const int len = EVP_EncodeBlock(reinterpret_cast<unsigned char*>(theirs.data()),
+                                    reinterpret_cast<const unsigned char*>(bytes.data()),
+                                    static_cast<int>(bytes.size()));
+    theirs.resize(static_cast<std::size_t>(len));
+    REQUIRE(ours == "prefix" + theirs);
+    x = x * 1664525u + 1013904223u;
+    bytes += static_cast<char>(n < 256 ? n : x >> 24);
+  }
 }
 
 TEST_CASE("patch: remove what is there / nothing for what is absent") {
