@@ -32,7 +32,7 @@ without the leading slash, holding:
                     the same request otherwise, to that webhook (as the API server does after
                     mutation) and judged by that expect.
 
-ConversionReview fixtures (`test/fixtures/convert/`, the paths in CONVERSION_WEBHOOKS) hold a
+ConversionReview fixtures (`test/fixtures/convert/`: a path of type "conversion") hold a
 ConversionReview instead and expect what controller-runtime's conversion handler answers:
 
     {"description": "...", "review": <ConversionReview object, or a raw body string>,
@@ -64,6 +64,10 @@ answer has no patch/patchType; a 403 has reason Forbidden, one cause per field e
 Kubernetes rendering of those causes (`<field>: <message>`, several as `[e1, e2, ...]`); an
 allowed answer has status.code 200.
 
+What a path takes, and so how its fixtures are judged (validating, mutating: the patch applied;
+conversion: a ConversionReview), is the route table's `type` (`karmada-policy-webhook routes`,
+route_types), never guessed from the path's name: a fixture folder no route serves fails.
+
 Python 3 standard library only. Used by run_fixtures.py (offline, through the binary's `review`
 subcommand) and by the e2e tests (over HTTPS).
 """
@@ -73,9 +77,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
 
 __all__ = ["load_fixtures", "load_fixture", "request_body", "check_answer", "fixture_problems",
-           "run_fixture", "apply_patch"]
+           "run_fixture", "route_types", "apply_patch"]
 
 CHECK_DIR = "check"  # test/fixtures/check/ holds policy files for the check command
 
@@ -92,8 +97,8 @@ CAUSE_TYPES = {
 }
 
 FIXTURE_KEYS = {"description", "review", "expect", "flags"}
-# The paths that take a ConversionReview (`karmada-policy-webhook routes`, type "conversion").
-CONVERSION_WEBHOOKS = {"/convert"}
+# A route's `type` in `karmada-policy-webhook routes`.
+VALIDATING, MUTATING, CONVERSION = "validating", "mutating", "conversion"
 CONVERSION_FIXTURE_KEYS = FIXTURE_KEYS | {"upstream"}
 CONVERSION_EXPECT_KEYS = {"http_status", "result", "objects", "message", "body"}
 # At most this many errors are shown; the rest are one last cause `and N more errors`.
@@ -182,8 +187,15 @@ def _is_str_list(v):
     return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
-def is_conversion(webhook) -> bool:
-    return webhook in CONVERSION_WEBHOOKS
+def route_types(binary: str) -> dict[str, str]:
+    """{path: type} of every route `binary` serves (`routes`: "validating", "mutating" or
+    "conversion")."""
+    proc = subprocess.run([binary, "routes"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          timeout=30)
+    if proc.returncode != 0:
+        raise RuntimeError("`%s routes` exited %d: %s" % (
+            binary, proc.returncode, proc.stderr.decode("utf-8", "replace").strip()))
+    return {r["path"]: r["type"] for r in json.loads(proc.stdout)}
 
 
 def conversion_fixture_problems(fixture: dict) -> list[str]:
@@ -267,12 +279,13 @@ def check_conversion_answer(fixture: dict, http_status: int, body: bytes) -> lis
     return problems
 
 
-def fixture_problems(fixture: dict, webhook: str | None = None) -> list[str]:
-    """Problems with the fixture itself (format, contradictory expectations)."""
+def fixture_problems(fixture: dict, route_type: str = VALIDATING) -> list[str]:
+    """Problems with the fixture itself (format, contradictory expectations), for a path of
+    `route_type` (route_types)."""
     problems = []
     if not isinstance(fixture, dict):
         return ["fixture: not a JSON object"]
-    if is_conversion(webhook):
+    if route_type == CONVERSION:
         return conversion_fixture_problems(fixture)
     for key in sorted(set(fixture) - FIXTURE_KEYS):
         problems.append("fixture: unknown key %r" % key)
@@ -341,14 +354,12 @@ def _short(value, limit=300):
     return text if len(text) <= limit else text[:limit] + "..."
 
 
-def is_mutating(webhook) -> bool:
-    return isinstance(webhook, str) and webhook.startswith("/mutate-")
-
-
-def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | None = None) -> list[str]:
-    """Problems with `body` (the HTTP answer to request_body(fixture)) under the fixture's
-    expectations; [] means it passes. The patch of a mutating answer is judged by run_fixture."""
-    if is_conversion(webhook):
+def check_answer(fixture: dict, http_status: int, body: bytes,
+                 route_type: str = VALIDATING) -> list[str]:
+    """Problems with `body` (the HTTP answer to request_body(fixture), sent to a path of
+    `route_type`) under the fixture's expectations; [] means it passes. The patch of a mutating
+    answer is judged by run_fixture."""
+    if route_type == CONVERSION:
         return check_conversion_answer(fixture, http_status, body)
     problems = fixture_problems(fixture)
     if problems:
@@ -391,7 +402,7 @@ def check_answer(fixture: dict, http_status: int, body: bytes, webhook: str | No
     if decodable and isinstance(request, dict) and isinstance(request.get("uid"), str):
         if response.get("uid") != request["uid"]:
             problems.append("response.uid %r, expected %r" % (response.get("uid"), request["uid"]))
-    if is_mutating(webhook):
+    if route_type == MUTATING:
         if ("patch" in response) != ("patchType" in response):
             problems.append("patch and patchType must come together")
         if "patchType" in response and response["patchType"] != "JSONPatch":
@@ -642,17 +653,20 @@ def _decode_patch(response):
     return _strict_loads(base64.b64decode(response["patch"], validate=True).decode("utf-8"))
 
 
-def run_fixture(webhook: str, fixture: dict, send) -> list[str]:
+def run_fixture(webhook: str, fixture: dict, send, types: dict[str, str]) -> list[str]:
     """Runs one fixture through `send(webhook, body_bytes) -> (http_status, body_bytes)` (offline
-    or over HTTPS) and returns its problems. For a mutating webhook: applies the patch, compares
-    the object, checks idempotency and runs `then`."""
-    problems = fixture_problems(fixture, webhook)
+    or over HTTPS) and returns its problems; `types` is route_types() of the binary. For a
+    mutating webhook: applies the patch, compares the object, checks idempotency and runs `then`."""
+    route_type = types.get(webhook)
+    if route_type is None:
+        return ["no route serves %s (`karmada-policy-webhook routes`)" % webhook]
+    problems = fixture_problems(fixture, route_type)
     if problems:
         return problems
     status, body = send(webhook, request_body(fixture))
-    problems = check_answer(fixture, status, body, webhook)
+    problems = check_answer(fixture, status, body, route_type)
     expect = fixture["expect"]
-    if problems or not is_mutating(webhook) or not expect["allowed"]:
+    if problems or route_type != MUTATING or not expect["allowed"]:
         return problems
     review = fixture["review"]
     if not isinstance(review, dict) or "object" not in expect:
@@ -691,5 +705,5 @@ def run_fixture(webhook: str, fixture: dict, send) -> list[str]:
                   "review": _review_with(review, patched), "expect": then["expect"]}
         follow["review"]["request"]["kind"] = review["request"]["kind"]
         problems += ["then %s: %s" % (then["webhook"], p)
-                     for p in run_fixture(then["webhook"], follow, send)]
+                     for p in run_fixture(then["webhook"], follow, send, types)]
     return problems

@@ -59,13 +59,14 @@ def offline_sender(binary, flags, want_status):
     return send
 
 
-def run_one(binary, webhook, fixture):
-    """Problems for one fixture ([] = pass)."""
+def run_one(binary, types, webhook, fixture):
+    """Problems for one fixture ([] = pass); `types`: fixture_check.route_types(binary)."""
     expect = fixture.get("expect") if isinstance(fixture, dict) else None
     want_status = expect.get("http_status", 200) if isinstance(expect, dict) else 200
     flags = fixture.get("flags", []) if isinstance(fixture, dict) else []
     try:
-        return fixture_check.run_fixture(webhook, fixture, offline_sender(binary, flags, want_status)), b""
+        return fixture_check.run_fixture(webhook, fixture, offline_sender(binary, flags, want_status),
+                                         types), b""
     except RuntimeError as e:
         return [str(e)], b""
 
@@ -86,13 +87,14 @@ def main(argv=None):
         print("0 passed, 0 failed")
         return 1
 
+    types = fixture_check.route_types(args.binary)
     passed = failed = 0
     for path, webhook, fixture, load_problem in entries:
         rel = os.path.relpath(path, args.fixtures)
         if load_problem is not None:
             problems, answer = [load_problem], b""
         else:
-            problems, answer = run_one(args.binary, webhook, fixture)
+            problems, answer = run_one(args.binary, types, webhook, fixture)
         if problems:
             failed += 1
             print("FAIL %s: %s" % (rel, "; ".join(problems)))

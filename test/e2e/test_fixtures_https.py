@@ -47,6 +47,7 @@ class Env:
         self.certs = harness.make_certs(source)
         self.root = os.path.join(source, "test", "fixtures")
         self.fixtures = fixture_check.load_fixtures(self.root)  # (path, webhook, fixture)
+        self.types = fixture_check.route_types(binary)  # {webhook: validating, mutating, ...}
         # (flags, webhook, body, HTTP status, answer) of every request sent over HTTPS.
         self.exchanges = []
 
@@ -97,7 +98,7 @@ def test_fixtures_over_https(env):
             sender = HttpsSender(env, client, flags)
             for path, webhook, fixture in entries:
                 try:
-                    problems = fixture_check.run_fixture(webhook, fixture, sender)
+                    problems = fixture_check.run_fixture(webhook, fixture, sender, env.types)
                 except Exception as e:  # noqa: BLE001
                     problems = ["no answer over HTTPS: %s: %s" % (e.__class__.__name__, e)]
                 problems += sender.content_type_problems

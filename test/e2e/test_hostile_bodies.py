@@ -79,6 +79,7 @@ def metric(env, name):
 class Env:
     def __init__(self, args, server):
         self.server = server
+        self.types = fixture_check.route_types(args.binary)  # {path: validating, mutating, ...}
         load = lambda name: fixture_check.request_body(fixture_check.load_fixture(  # noqa: E731
             harness.fixture_path(args.source, PP_PATH, name)))
         self.allowed = load("C01-base-allowed.json")
@@ -112,13 +113,14 @@ def still_serves(env):
     env.note = ""
 
 
-def judge_answer(path, body, answer, took, bound):
-    """Problems with one hostile body's answer."""
+def judge_answer(path, route_type, body, answer, took, bound):
+    """Problems with one hostile body's answer (`path`: the body's name; `route_type`: its path's
+    type in the route table)."""
     check(answer.status == 200, "%s: HTTP %d: %s", path, answer.status, answer.body[:300])
     check(took < bound, "%s: answered in %.2f s (bound %.0f s: a super-linear rule?)", path, took, bound)
     response = answer.json()["response"]
     check(response["uid"] == hostile_bodies.UID, "%s: uid %r", path, response.get("uid"))
-    if path.startswith("/convert"):
+    if route_type == "conversion":
         # A ConversionReview's answer holds the objects converted, as upstream writes them: linear
         # in the body (an empty cluster `{}` is written `{"name":""}`), or one failure message.
         status = response["result"]["status"]
@@ -130,7 +132,7 @@ def judge_answer(path, body, answer, took, bound):
     warnings = response.get("warnings") or []
     check(sum(len(w.encode()) for w in warnings) <= WARNINGS_LIMIT, "%s: %d warnings of %d bytes in all", path,
           len(warnings), sum(len(w.encode()) for w in warnings))
-    if path.startswith("/validate-"):
+    if route_type == "validating":
         check(len(answer.body) < ANSWER_LIMIT, "%s: a validating answer of %d bytes", path, len(answer.body))
         if response["allowed"] is False:
             # A denial with a message of its own (RDP-1, as upstream's) has no causes.
@@ -153,10 +155,11 @@ def test_every_hostile_body_is_answered_within_bounds(env):
             t0 = time.monotonic()
             answer = c.post(path, body)
             took = time.monotonic() - t0
-            judge_answer("%s %s-%d" % (path, shape, size), body, answer, took, env.bound)
+            judge_answer("%s %s-%d" % (path, shape, size), env.types[path], body, answer, took,
+                         env.bound)
             n += 1
             worst = max(worst, (took, "%s %s-%d" % (path, shape, size)))
-            if path.startswith("/validate-"):
+            if env.types[path] == "validating":
                 biggest = max(biggest, (len(answer.body), "%s %s-%d" % (path, shape, size)))
     env.note = ("%d bodies (%d kinds x shapes x 64 KiB/1 MiB/3 MiB); slowest %.0f ms (%s); largest validating "
                 "answer %d bytes (%s)" % (n, n // 3, worst[0] * 1000, worst[1], biggest[0], biggest[1]))
