@@ -102,6 +102,14 @@ def main(argv=None):
                 print("     answer: %s" % answer.decode("utf-8", "replace").strip())
         else:
             passed += 1
+    # Every path the binary serves has fixtures (a new route without any fails here, not silently).
+    if not args.only:
+        served = {webhook for _, webhook, _, _ in entries}
+        for route in sorted(types):
+            if route not in served:
+                failed += 1
+                print("FAIL %s: the binary serves this path and test/fixtures/%s/ holds no fixture"
+                      % (route, route.lstrip("/")))
     print("%d passed, %d failed" % (passed, failed))
     return 1 if failed else 0
 
