@@ -1,6 +1,6 @@
 # karmada-policy-webhook image: built on Debian 12 from Debian's packages, run on bookworm-slim as
 # an unprivileged user. The entrypoint is `karmada-policy-webhook serve`; the Deployment
-# (manifests/base/deployment.yaml) passes the flags as args.
+# (manifests/server/deployment.yaml) passes the flags as args.
 #
 #   docker build -t karmada-policy-webhook:latest .
 

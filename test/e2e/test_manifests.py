@@ -14,6 +14,9 @@
 - every object's apply-to label; the CRDs we ship agree with the kind table;
 - the Deployment: every flag one `serve --help` lists, its arguments start the server, security,
   probes, rollout; the Service and the PodDisruptionBudget; the Dockerfile;
+- the takeover overlay (our pods behind upstream's karmada-webhook Service) holds the server's
+  objects only, named with its suffix: no webhook configuration, no CRD (test_takeover.py checks
+  the rest: upstream's Secret, port and selector patches);
 - fill-ca-bundle.sh and set-url-host.sh (on a copy of manifests/) fill every entry, idempotently.
 
 Needs kubectl and PyYAML (Debian: kubernetes-client or any kubectl, python3-yaml); a missing kubectl
@@ -61,6 +64,9 @@ REGENERATE = "make manifests  (build/karmada-policy-webhook manifests manifests)
 CONFIGS = {True: "MutatingWebhookConfiguration", False: "ValidatingWebhookConfiguration"}
 HOST_CLUSTER = {"Deployment", "Service", "PodDisruptionBudget", "ServiceAccount", "Issuer",
                 "Certificate"}
+# Overlays that hold only what runs the server (no webhook configuration, no CRD), and the suffix
+# of their objects' names: takeover puts our pods behind upstream's Service (test_takeover.py).
+SERVER_ONLY = {"takeover": "-takeover"}
 EXPECTED_ARGS = {"--bind-address": "0.0.0.0", "--secure-port": "8443",
                  "--cert-dir": "/var/serving-cert", "--tls-min-version": "1.3",
                  "--health-probe-bind-address": ":8000", "--metrics-bind-address": ":8080",
@@ -144,9 +150,9 @@ def one(docs, kind, name=NAME):
     return found[0]
 
 
-def deployment(docs):
+def deployment(docs, name=NAME):
     """(pod spec, container, {--flag: value}) of the Deployment."""
-    pod = one(docs, "Deployment")["spec"]["template"]["spec"]
+    pod = one(docs, "Deployment", name)["spec"]["template"]["spec"]
     check(len(pod["containers"]) == 1, "the Deployment has %d containers", len(pod["containers"]))
     c = pod["containers"][0]
     args = dict(re.fullmatch(r"(--[a-z0-9-]+)=(.*)", a).groups() for a in c["args"])
@@ -237,6 +243,12 @@ def test_every_route_has_its_entry_in_every_overlay(env):
           sorted(env.rendered))
     problems = []
     for overlay, docs in env.rendered.items():
+        if overlay in SERVER_ONLY:
+            kinds = sorted({d["kind"] for d in docs} - HOST_CLUSTER)
+            if kinds:
+                problems.append("%s holds %s: it must hold only what runs the server" % (
+                    overlay, ", ".join(kinds)))
+            continue
         problems += configuration_problems(env, overlay, docs)
     check(not problems, "\n  ".join(problems))
     cert = one(env.rendered["cert-manager"], "Certificate")["spec"]
@@ -297,8 +309,9 @@ def test_deployment(env):
     proc = run([env.binary, "serve", "--help"])
     known = set(re.findall(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*)", proc.stdout + proc.stderr))
     for overlay, docs in env.rendered.items():
-        pod, c, args = deployment(docs)
-        dep = one(docs, "Deployment")["spec"]
+        name = NAME + SERVER_ONLY.get(overlay, "")
+        pod, c, args = deployment(docs, name)
+        dep = one(docs, "Deployment", name)["spec"]
         check(set(args) <= known, "%s: not flags of `serve`: %s", overlay, set(args) - known)
         check(EXPECTED_ARGS.items() <= args.items(), "%s: arguments %s", overlay, args)
         sc = c["securityContext"]
@@ -324,8 +337,9 @@ def test_deployment(env):
         mount = [m for m in c["volumeMounts"] if m["mountPath"] == args["--cert-dir"]]
         check(len(mount) == 1 and mount[0]["readOnly"] and not mount[0].get("subPath"),
               "%s: the certificate mount %s", overlay, mount)
-        labels = one(docs, "Deployment")["spec"]["template"]["metadata"]["labels"]
-        svc, pdb = one(docs, "Service")["spec"], one(docs, "PodDisruptionBudget")["spec"]
+        labels = one(docs, "Deployment", name)["spec"]["template"]["metadata"]["labels"]
+        svc = one(docs, "Service", name)["spec"]
+        pdb = one(docs, "PodDisruptionBudget", name)["spec"]
         check(svc["selector"] == labels and pdb["selector"]["matchLabels"] == labels
               and pdb["minAvailable"] == 1, "%s: Service/PDB selectors", overlay)
         check({p["port"]: p["targetPort"] for p in svc["ports"]} == {443: "https",
