@@ -10,8 +10,8 @@
 
 namespace kpw {
 
-class PlainSession : public HttpSession<PlainSession>,
-                     public std::enable_shared_from_this<PlainSession> {
+class PlainSession final : public HttpSession<PlainSession>,
+                           public std::enable_shared_from_this<PlainSession> {
  public:
   PlainSession(boost::asio::ip::tcp::socket&& socket, const Port& port, ServerState& state);
 

@@ -12,7 +12,8 @@
 
 namespace kpw {
 
-class TlsSession : public HttpSession<TlsSession>, public std::enable_shared_from_this<TlsSession> {
+class TlsSession final : public HttpSession<TlsSession>,
+                         public std::enable_shared_from_this<TlsSession> {
  public:
   TlsSession(boost::asio::ip::tcp::socket&& socket, TlsContext ctx, const Port& port,
              ServerState& state);
