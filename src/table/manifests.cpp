@@ -157,6 +157,18 @@ void line(std::string& out, std::string_view indent, std::string_view key, std::
   out += '\n';
 }
 
+// The members of a clientConfig's `service:` (our Service, port 443, at `path`), at `indent`.
+void service_reference(std::string& out, std::string_view indent, std::string_view ns,
+                       std::string_view path) {
+  line(out, indent, "name", kName);
+  line(out, indent, "namespace", ns);
+  line(out, indent, "path", path);
+  out += indent;
+  out += "port: ";
+  out += kServicePort;
+  out += '\n';
+}
+
 void entry_comment(std::string& out, std::string_view indent, std::size_t index,
                    const Route& route) {
   out += indent;
@@ -210,12 +222,7 @@ void entry(std::string& out, std::size_t index, const Route& route) {
   out += '\n';
   rules(out, route);
   out += "    clientConfig:\n      service:\n";
-  line(out, "        ", "name", kName);
-  line(out, "        ", "namespace", kPlaceholderNamespace);
-  line(out, "        ", "path", route.path);
-  out += "        port: ";
-  out += kServicePort;
-  out += '\n';
+  service_reference(out, "        ", kPlaceholderNamespace, route.path);
   if (!e.object_selector.key.empty()) {
     out += "    objectSelector:\n      matchExpressions:\n";
     line(out, "        - ", "key", e.object_selector.key);
@@ -357,12 +364,8 @@ GeneratedFile conversion_patch(Overlay o, const Route& route, const Kind& kind) 
     out += "        service: null\n";
   } else {
     out += "        service:\n";
-    line(out, "          ", "name", kName);
-    line(out, "          ", "namespace", kNamespace);
-    line(out, "          ", "path", route.path);
-    out += "          port: ";
-    out += kServicePort;
-    out += "\n        url: null\n";
+    service_reference(out, "          ", kNamespace, route.path);
+    out += "        url: null\n";
   }
   if (o != Overlay::kCertManager) {
     out += "        caBundle: ";
