@@ -166,6 +166,40 @@ bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annota
   return ok;
 }
 
+NameProblems dns1123_label_problems(std::string_view value) {
+  NameProblems label = check_dns1123_label(value);
+  const bool too_long = value.size() > 63;
+  if (too_long) label.messages[0] = "must be no more than 63 characters";  // MaxLenError's words
+  if (label.count == (too_long ? 1u : 0u)) return label;                   // the format holds
+  // The subdomain format holds (its own length aside): only dots can break the label's.
+  const NameProblems subdomain = check_dns1123_subdomain(value);
+  if (subdomain.count == (value.size() > 253 ? 1u : 0u)) {
+    label.messages[label.count - 1] = "must not contain dots";
+  }
+  return label;
+}
+
+void check_cluster_name(Rule rule, std::string_view name, const FieldPath& path,
+                        ErrorList& errors) {
+  constexpr std::size_t kMaxClusterName = 48;
+  if (name.empty()) {
+    errors.invalid(rule, path, name, "must be not empty");
+    return;
+  }
+  if (name.size() > kMaxClusterName) {
+    errors.invalid(rule, path, name, "must be no more than 48 characters");
+    return;
+  }
+  const NameProblems problems = dns1123_label_problems(name);
+  if (problems.ok()) return;
+  std::string joined;
+  for (std::string_view p : problems) {
+    if (!joined.empty()) joined += ',';
+    joined += p;
+  }
+  errors.invalid(rule, path, name, joined);
+}
+
 bool check_json_pointer(Rule rule, std::string_view pointer, const FieldPath& path,
                         ErrorList& errors) {
   if (pointer.empty() || pointer.front() == '/') return true;

@@ -8,6 +8,7 @@
 
 #include "admission/field_error.hpp"
 #include "json/json.hpp"
+#include "util/names.hpp"
 #include "util/seen_set.hpp"
 
 namespace kpw {
@@ -52,6 +53,16 @@ bool check_annotation_map(Rule rule, const JsonValue& annotations, const FieldPa
 bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annotations,
                           const FieldPath& path, ErrorList& errors, MapOrder order);
 inline constexpr std::size_t kMaxAnnotationBytes = 256 * 1024;
+
+// IsDNS1123Label as apimachinery gives its messages: `must be no more than 63 characters` beyond
+// 63 bytes (check_dns1123_label says `bytes`), then `must not contain dots` for a value that is a
+// valid subdomain (it can only be the dots), else the label's format text.
+NameProblems dns1123_label_problems(std::string_view value);
+
+// A cluster name (Karmada's ValidateClusterName): `must be not empty`, `must be no more than 48
+// characters`, else dns1123_label_problems; one Invalid of `rule` at `path` (upstream joins the
+// messages with ",", MCS-6).
+void check_cluster_name(Rule rule, std::string_view name, const FieldPath& path, ErrorList& errors);
 
 // A JSON pointer (RFC 6901): empty, or starting with "/". False, with an Invalid error, otherwise.
 bool check_json_pointer(Rule rule, std::string_view pointer, const FieldPath& path,

@@ -78,21 +78,13 @@ constexpr ResourceRules kClusterStatusResourceRules = ResourceRules::all(rules::
 // a DNS-1123 label (`must not contain dots` for an otherwise valid subdomain). An absent or null
 // name is Go's "" (its QS-3 / QS-4 Required error comes from the schema); one of another type is
 // the schema's only.
-void check_cluster_name(Rule rule, const JsonValue& item, const FieldPath& item_path,
-                        ErrorList& errors) {
+void check_cluster_name_member(Rule rule, const JsonValue& item, const FieldPath& item_path,
+                               ErrorList& errors) {
   const JsonValue* value = member(&item, "clusterName");
   if (value != nullptr && !value->IsString()) return;
   const std::string_view name = value != nullptr ? view(*value) : std::string_view{};
   const FieldPath path = item_path.child("clusterName");
-  constexpr std::size_t kMaxClusterName = 48;
-  if (name.empty()) {
-    errors.invalid(rule, path, name, "must be not empty");
-  } else if (name.size() > kMaxClusterName) {
-    errors.invalid(rule, path, name, "must be no more than 48 characters");
-  } else if (const NameProblems problems = check_dns1123_label(name); !problems.ok()) {
-    errors.invalid(rule, path, name,
-                   is_dns1123_subdomain(name) ? "must not contain dots" : problems.messages[0]);
-  }
+  check_cluster_name(rule, name, path, errors);
 }
 
 // the name is used as a label value upstream, so at most 63 characters.
@@ -159,7 +151,7 @@ std::size_t check_assignments(const JsonValue& list, const FieldPath& list_path,
     const FieldPath item = list_path.index(i);
     if (!schema::check_element(kQS3, kStaticAssignments, a, item, errors)) continue;
     schema::check_field(kQS3, kClusterName, &a, item, errors);
-    check_cluster_name(rules::kQ7, a, item, errors);
+    check_cluster_name_member(rules::kQ7, a, item, errors);
     if (const auto name = string_member(&a, "clusterName"); name && !name->empty()) {
       const FieldPath path = item.child("clusterName");
       clusters.check(*name, i, path, errors);
@@ -243,7 +235,7 @@ void check_status(const JsonValue* object, ErrorList& errors) {
     const FieldPath item = list_path.index(i);
     if (!schema::check_element(kQS4, kAggregatedStatus, c, item, errors)) continue;
     schema::check_field(kQS4, kClusterName, &c, item, errors);
-    check_cluster_name(rules::kQ12, c, item, errors);
+    check_cluster_name_member(rules::kQ12, c, item, errors);
     for (const Node* row : {&kClusterHard, &kClusterUsed}) {
       if (!schema::check_field(kQS4, *row, &c, item, errors)) continue;
       if (const JsonValue* map = object_member(&c, row->name)) {
