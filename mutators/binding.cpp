@@ -10,34 +10,16 @@
 #include <string_view>
 
 #include "api/karmada.hpp"
-#include "api/object.hpp"
-#include "util/uuid.hpp"
+#include "mutators/permanent_id.hpp"
 
 namespace kpw {
-namespace {
-
-void set_permanent_id(std::string_view label, const AdmissionRequest& request, JsonPatch& patch) {
-  const JsonValue* metadata = member(request.object, "metadata");
-  if (metadata != nullptr && !metadata->IsObject()) return;
-  const JsonValue* labels = member(metadata, "labels");
-  if (labels != nullptr && !labels->IsObject()) return;
-  if (const JsonValue* id = member(labels, label)) {
-    if (!id->IsString() || id->GetStringLength() > 0) return;
-  }
-  const FieldPath metadata_path = FieldPath::root("metadata");
-  const FieldPath labels_path = metadata_path.child("labels");
-  const UuidText id = random_uuid_v4();
-  patch.set(labels_path.key(label), std::string_view(id.data(), id.size()));
-}
-
-}  // namespace
 
 void mutate_resource_binding(const AdmissionRequest& request, AdmissionResult& result) {
-  set_permanent_id(karmada::kRbPermanentIdLabel, request, result.patch);
+  set_permanent_id(karmada::kRbPermanentIdLabel, request, KeepOldId::kNo, result.patch);
 }
 
 void mutate_cluster_resource_binding(const AdmissionRequest& request, AdmissionResult& result) {
-  set_permanent_id(karmada::kCrbPermanentIdLabel, request, result.patch);
+  set_permanent_id(karmada::kCrbPermanentIdLabel, request, KeepOldId::kNo, result.patch);
 }
 
 }  // namespace kpw

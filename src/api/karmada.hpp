@@ -61,4 +61,10 @@ inline constexpr std::string_view kCrbPermanentIdLabel =
 inline constexpr std::string_view kBindingDependenciesAnnotation =
     "resourcebinding.karmada.io/dependencies";
 
+// networking.karmada.io
+inline constexpr std::string_view kNetworkingGroup = "networking.karmada.io";
+inline constexpr std::string_view kMultiClusterService = "MultiClusterService";
+inline constexpr std::string_view kMcsPermanentIdLabel =
+    "multiclusterservice.karmada.io/permanent-id";
+
 }  // namespace kpw::karmada

@@ -10,6 +10,7 @@
 #include "api/karmada.hpp"
 #include "converters/bindings.hpp"
 #include "mutators/binding.hpp"
+#include "mutators/multi_cluster_service.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
 #include "mutators/schedule_trigger.hpp"
@@ -22,6 +23,7 @@
 #include "validators/cluster_taint_policy.hpp"
 #include "validators/deletion_protection.hpp"
 #include "validators/federated_resource_quota.hpp"
+#include "validators/multi_cluster_service.hpp"
 #include "validators/override_policy.hpp"
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
@@ -37,6 +39,7 @@ using table::kClusterPropagationPolicy;
 using table::kClusterResourceBinding;
 using table::kClusterTaintPolicy;
 using table::kFederatedResourceQuota;
+using table::kMultiClusterService;
 using table::kOverridePolicy;
 using table::kPropagationPolicy;
 using table::kResourceBinding;
@@ -215,6 +218,25 @@ constexpr auto kRoutes = std::to_array<Route>({
      .entry = {.name = "work.karmada-policy-webhook.karmada.io",
                .upstream_name = "work.karmada.io"},
      .large_divisor = 2},
+    // The mutator reads oldObject on UPDATE for D-ID, as the Work's.
+    {.path = "/mutate-multiclusterservice",
+     .mutating = true,
+     .kinds = kKindsOf<&kMultiClusterService>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &mutate_multi_cluster_service,
+     .rules = {},
+     .entry = {.name = "multiclusterservice.karmada-policy-webhook.karmada.io",
+               .upstream_name = "multiclusterservice.karmada.io"}},
+    {.path = "/validate-multiclusterservice",
+     .mutating = false,
+     .kinds = kKindsOf<&kMultiClusterService>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_multi_cluster_service,
+     .rules = rules::kMultiClusterServiceRules,
+     .entry = {.name = "multiclusterservice.karmada-policy-webhook.karmada.io",
+               .upstream_name = "multiclusterservice.karmada.io"}},
     // Any kind: the API server calls it only for objects carrying the label (objectSelector).
     {.path = "/validate-resourcedeletionprotection",
      .mutating = false,

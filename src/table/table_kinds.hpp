@@ -17,5 +17,6 @@ extern const Kind kClusterTaintPolicy;
 extern const Kind kResourceBinding;
 extern const Kind kClusterResourceBinding;
 extern const Kind kWork;
+extern const Kind kMultiClusterService;
 
 }  // namespace kpw::table

@@ -265,26 +265,13 @@ bool parse_name(const std::string& name, std::string& shape, std::size_t& size) 
   return size > 0;
 }
 
-// PP, CPP, WR, ST, FRQ, CTP, OP, COP, RDP, Work; validating before mutating; unknown paths
-// last, by name.
+// The route table's order (src/table/routes.cpp: each kind's validating path before its mutating
+// one); unknown paths last, by name.
 std::pair<int, std::string> path_order(const std::string& path) {
-  static const std::vector<std::string> order = {"/validate-propagationpolicy",
-                                                 "/mutate-propagationpolicy",
-                                                 "/validate-clusterpropagationpolicy",
-                                                 "/mutate-clusterpropagationpolicy",
-                                                 "/validate-workloadrebalancer",
-                                                 "/mutate-workloadrebalancer",
-                                                 "/validate-scheduletrigger",
-                                                 "/mutate-scheduletrigger",
-                                                 "/validate-federatedresourcequota",
-                                                 "/validate-clustertaintpolicy",
-                                                 "/validate-overridepolicy",
-                                                 "/mutate-overridepolicy",
-                                                 "/validate-clusteroverridepolicy",
-                                                 "/validate-resourcedeletionprotection",
-                                                 "/mutate-work"};
-  const auto it = std::find(order.begin(), order.end(), path);
-  return {static_cast<int>(it - order.begin()), path};
+  const kpw::Route* route = kpw::find_route(path);
+  const int index = route != nullptr ? static_cast<int>(kpw::route_index(*route))
+                                     : static_cast<int>(kpw::routes().size());
+  return {index, path};
 }
 
 }  // namespace
