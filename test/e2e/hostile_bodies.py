@@ -38,6 +38,7 @@ COP = ("policy.karmada.io", "v1alpha1", "ClusterOverridePolicy", "clusteroverrid
 RB = ("work.karmada.io", "v1alpha2", "ResourceBinding", "resourcebindings")
 CRB = ("work.karmada.io", "v1alpha2", "ClusterResourceBinding", "clusterresourcebindings")
 WORK = ("work.karmada.io", "v1alpha1", "Work", "works")
+MCS = ("networking.karmada.io", "v1alpha1", "MultiClusterService", "multiclusterservices")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -738,6 +739,48 @@ POLICY_SHAPES = [affinity_names_unique, affinity_names_alike, affinity_names_inv
                  many_labels, many_unknown_keys, deep_nesting, explicit_empties, update_strict_changed,
                  update_strict_unchanged]
 
+def multi_cluster_service(spec, labels=None):
+    obj = {"apiVersion": "networking.karmada.io/v1alpha1", "kind": "MultiClusterService",
+           "metadata": {"name": "hostile", "namespace": "tenant", "labels": labels or {}},
+           "spec": spec}
+    return review(MCS, obj, "tenant")
+
+
+def ports_alike(n, _):
+    """n ports of one name (MCS-2: a Duplicate for every repeat, a quadratic check's worst case)."""
+    return multi_cluster_service({"types": ["CrossCluster"],
+                                  "ports": [{"name": "http", "port": 80} for _ in range(n)]})
+
+
+def ports_invalid(n, _):
+    """n ports breaking MCS-2 (a dotted name: the label check, then the subdomain one) and MCS-3."""
+    return multi_cluster_service({"types": ["CrossCluster"],
+                                  "ports": [{"name": "p.%07d" % i, "port": 70000 + i}
+                                            for i in range(n)]})
+
+
+def types_many(n, _):
+    """n types alternating two valid values and an invalid one (MCS-4 each, MCS-5 with the whole
+    list as its value)."""
+    return multi_cluster_service({"types": [("CrossCluster", "LoadBalancer", "Bad")[i % 3]
+                                            for i in range(n)]})
+
+
+def clusters_invalid(n, _):
+    """n provider and n consumer clusters whose names break MCS-6 (dots, upper case, too long)."""
+    return multi_cluster_service({"types": ["CrossCluster"],
+                                  "providerClusters": [{"name": "M.%07d" % i} for i in range(n)],
+                                  "consumerClusters": [{"name": "m" * 49} for _ in range(n)]})
+
+
+def mcs_explicit_empties(n, _):
+    """n ports with an explicit empty name (MCS-M2 drops each) beside empty lists."""
+    return multi_cluster_service({"types": ["CrossCluster"], "providerClusters": [],
+                                  "ports": [{"name": "", "port": 80} for _ in range(n)]})
+
+
+MCS_SHAPES = [ports_alike, ports_invalid, types_many, clusters_invalid, mcs_explicit_empties]
+
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
     ("/validate-propagationpolicy", False, POLICY_SHAPES),
@@ -763,6 +806,8 @@ CATALOGUE = [
     ("/validate-resourcedeletionprotection", None, [protected_many_labels, unprotected_many_labels]),
     ("/convert", None, CONVERT_SHAPES),
     ("/mutate-work", None, WORK_SHAPES),
+    ("/validate-multiclusterservice", None, MCS_SHAPES),
+    ("/mutate-multiclusterservice", None, MCS_SHAPES),
 ]
 
 

@@ -137,6 +137,13 @@ def specs(kind, u):
                 {"/metadata/labels/work.karmada.io~1permanent-id": "*",
                  "/spec/workload/manifests/0/metadata/labels/work.karmada.io~1permanent-id": "*"},
                 None, None)
+    if kind == "MultiClusterService":  # MCS-6; the mutator adds spec.range {} as upstream's does
+        return ({"types": ["CrossCluster"], "ports": [{"name": "http", "port": 80}],
+                 "providerClusters": [{"name": "m-" + u}]},
+                {"types": ["CrossCluster"], "providerClusters": [{"name": "M-" + u}]},
+                {"/metadata/labels/multiclusterservice.karmada.io~1permanent-id": "*",
+                 "/spec/range": {}},
+                "spec.range.providerClusters[0]", "MCS-6")
     raise AssertionError("no objects for kind %s: add them to specs()" % kind)
 
 

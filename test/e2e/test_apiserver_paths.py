@@ -177,6 +177,17 @@ CASES = {
          "spec": {"workload": {"manifests": [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
                                               "spec": {"parallelism": "two"}}]}}},
         "spec.workload.manifests[0].spec.parallelism", "W-5"),
+    # MCS-1 is the one ObjectMeta rule reachable through the API server: it admits `mcs.invalid`
+    # (a DNS-1123 subdomain), only the webhook refuses it (not a DNS-1035 label).
+    "MultiClusterService": (
+        obj("MultiClusterService", "mcs-valid", {"types": ["CrossCluster"], "ports": [
+            {"name": "http", "port": 80}], "providerClusters": [{"name": "member1"}]}, True,
+            group="networking.karmada.io"),
+        {"/metadata/labels/multiclusterservice.karmada.io~1permanent-id": "<uuid>",
+         "/spec/range": {}, "/spec/ports/0/name": "http"},
+        obj("MultiClusterService", "mcs.invalid", {"types": ["CrossCluster"]}, True,
+            group="networking.karmada.io"),
+        "metadata.name", "MCS-1"),
 }
 
 # How kubectl begins the refusal of each kind: a denial (code 403) carries reason Forbidden; a
