@@ -169,8 +169,7 @@ bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annota
 NameProblems dns1123_label_problems(std::string_view value) {
   NameProblems label = check_dns1123_label(value);
   const bool too_long = value.size() > 63;
-  if (too_long) label.messages[0] = "must be no more than 63 characters";  // MaxLenError's words
-  if (label.count == (too_long ? 1u : 0u)) return label;                   // the format holds
+  if (label.count == (too_long ? 1u : 0u)) return label;  // the format holds
   // The subdomain format holds (its own length aside): only dots can break the label's.
   const NameProblems subdomain = check_dns1123_subdomain(value);
   if (subdomain.count == (value.size() > 253 ? 1u : 0u)) {

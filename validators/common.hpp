@@ -55,7 +55,7 @@ bool check_annotation_map(Rule key_rule, Rule size_rule, const JsonValue& annota
 inline constexpr std::size_t kMaxAnnotationBytes = 256 * 1024;
 
 // IsDNS1123Label as apimachinery gives its messages: `must be no more than 63 characters` beyond
-// 63 bytes (check_dns1123_label says `bytes`), then `must not contain dots` for a value that is a
+// 63 bytes, then `must not contain dots` for a value that is a
 // valid subdomain (it can only be the dots), else the label's format text.
 NameProblems dns1123_label_problems(std::string_view value);
 

@@ -1,6 +1,6 @@
 // MultiClusterService rules (docs/rules.md "MultiClusterService"), in upstream's order:
 //   CREATE: the ObjectMeta rules (a DNS-1035 name: MCS-1), then the spec;
-//   UPDATE: the ObjectMeta update rules, MCS-7, then as CREATE.
+//   UPDATE: the ObjectMeta update rules, MCS-7, then as CREATE, then MCS-8 on the status.
 // The spec: the CRD's schema (MCS-S1), then per port MCS-2 and MCS-3, per type MCS-4, then MCS-5,
 // then MCS-6 over providerClusters and consumerClusters. A value of the wrong JSON type is the
 // schema's only (upstream cannot decode the object: 400).
@@ -23,6 +23,7 @@
 
 #include "api/object.hpp"
 #include "validators/common.hpp"
+#include "validators/multi_cluster_ingress.hpp"
 #include "validators/schema.hpp"
 
 namespace kpw {
@@ -204,6 +205,9 @@ void validate_multi_cluster_service(const AdmissionRequest& request, AdmissionRe
   }
   validate_object_meta(*request.object, kMeta, errors);
   check_spec(request.object, errors);
+  if (request.operation == Operation::kUpdate && request.old_object != nullptr) {
+    check_load_balancer_status(rules::kMCS8, *request.object, errors);
+  }
 }
 
 }  // namespace kpw

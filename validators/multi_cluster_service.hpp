@@ -29,15 +29,18 @@ inline constexpr RuleInfo kMCS6{"MCS-6", kUpstreamRule, kFieldScope, "",
                                 "provider and consumer cluster names are cluster names"};
 inline constexpr RuleInfo kMCS7{"MCS-7", kUpstreamRule, kFieldScope, "",
                                 "UPDATE: types are immutable"};
+inline constexpr RuleInfo kMCS8{"MCS-8", kUpstreamRule, kFieldScope, "",
+                                "UPDATE: status.loadBalancer ingress IPs are IPs, hostnames DNS "
+                                "names (MCI-9's rules)"};
 // The CRD's schema, in the webhook too.
 inline constexpr RuleInfo kMCSS1{"MCS-S1", kStrictRule, kFieldScope, "",
                                  "the CRD's schema: spec and spec.types required, every field of "
                                  "its type, ports[i].port and clusters' name required"};
 
 // Every rule the path reports, for the route table (metrics rows, docs test, `check`).
-inline constexpr std::array<Rule, 20> kMultiClusterServiceRules = {
-    kMCS1, kMCS2, kMCS3, kMCS4, kMCS5, kMCS6, kMCS7, kMCSS1, kKM1,  kKM2,
-    kKM3,  kKM4,  kKM5,  kKM6,  kKM7,  kKM8,  kKMU1, kKMU2,  kKMU3, kKMU4};
+inline constexpr std::array<Rule, 21> kMultiClusterServiceRules = {
+    kMCS1, kMCS2, kMCS3, kMCS4, kMCS5, kMCS6, kMCS7, kMCS8, kMCSS1, kKM1, kKM2,
+    kKM3,  kKM4,  kKM5,  kKM6,  kKM7,  kKM8,  kKMU1, kKMU2, kKMU3,  kKMU4};
 
 }  // namespace rules
 

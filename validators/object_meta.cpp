@@ -21,27 +21,6 @@
 namespace kpw {
 namespace {
 
-constexpr std::string_view kTooLong63 = "must be no more than 63 characters";
-constexpr std::string_view kDns1035Format =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
-
-bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
-
-// IsDNS1035Label: [a-z]([-a-z0-9]*[a-z0-9])?, at most 63.
-NameProblems dns1035_label_problems(std::string_view value) {
-  NameProblems problems;
-  if (value.size() > 63) problems.add(kTooLong63);
-  bool ok = !value.empty() && value.front() >= 'a' && value.front() <= 'z' &&
-            is_lower_alnum(value.back());
-  for (std::size_t i = 0; ok && i < value.size(); ++i) {
-    ok = is_lower_alnum(value[i]) || value[i] == '-';
-  }
-  if (!ok) problems.add(kDns1035Format);
-  return problems;
-}
-
 // The kind's name function (NameIsDNSSubdomain, NameIsDNS1035Label); a prefix (generateName) with
 // its trailing '-' masked, as maskTrailingDash does.
 NameProblems name_problems(NameFormat format, std::string_view value, bool prefix,
@@ -51,7 +30,7 @@ NameProblems name_problems(NameFormat format, std::string_view value, bool prefi
     masked += 'a';
     value = masked;
   }
-  return format == NameFormat::kDns1035Label ? dns1035_label_problems(value)
+  return format == NameFormat::kDns1035Label ? check_dns1035_label(value)
                                              : check_dns1123_subdomain(value);
 }
 

@@ -64,6 +64,7 @@ inline constexpr std::string_view kBindingDependenciesAnnotation =
 // networking.karmada.io
 inline constexpr std::string_view kNetworkingGroup = "networking.karmada.io";
 inline constexpr std::string_view kMultiClusterService = "MultiClusterService";
+inline constexpr std::string_view kMultiClusterIngress = "MultiClusterIngress";
 inline constexpr std::string_view kMcsPermanentIdLabel =
     "multiclusterservice.karmada.io/permanent-id";
 

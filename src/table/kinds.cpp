@@ -155,6 +155,14 @@ const Kind kWork{.group = karmada::kWorkGroup,
                  .crd_defaults = {},
                  .spec_fields = nullptr};
 
+const Kind kMultiClusterIngress{.group = karmada::kNetworkingGroup,
+                                .versions = kV1alpha1,
+                                .kind = karmada::kMultiClusterIngress,
+                                .resource = "multiclusteringresses",
+                                .namespaced = true,
+                                .crd_defaults = {},
+                                .spec_fields = nullptr};
+
 const Kind kMultiClusterService{.group = karmada::kNetworkingGroup,
                                 .versions = kV1alpha1,
                                 .kind = karmada::kMultiClusterService,
@@ -179,6 +187,7 @@ constexpr auto kKinds = std::to_array<const Kind*>({
     &table::kResourceBinding,
     &table::kClusterResourceBinding,
     &table::kWork,
+    &table::kMultiClusterIngress,
     &table::kMultiClusterService,
 });
 }  // namespace

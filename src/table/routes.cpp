@@ -23,6 +23,7 @@
 #include "validators/cluster_taint_policy.hpp"
 #include "validators/deletion_protection.hpp"
 #include "validators/federated_resource_quota.hpp"
+#include "validators/multi_cluster_ingress.hpp"
 #include "validators/multi_cluster_service.hpp"
 #include "validators/override_policy.hpp"
 #include "validators/propagation_policy.hpp"
@@ -39,6 +40,7 @@ using table::kClusterPropagationPolicy;
 using table::kClusterResourceBinding;
 using table::kClusterTaintPolicy;
 using table::kFederatedResourceQuota;
+using table::kMultiClusterIngress;
 using table::kMultiClusterService;
 using table::kOverridePolicy;
 using table::kPropagationPolicy;
@@ -218,6 +220,16 @@ constexpr auto kRoutes = std::to_array<Route>({
      .entry = {.name = "work.karmada-policy-webhook.karmada.io",
                .upstream_name = "work.karmada.io"},
      .large_divisor = 2},
+    // No mutating path, as upstream. MCI-9 reads the status of an UPDATE.
+    {.path = "/validate-multiclusteringress",
+     .mutating = false,
+     .kinds = kKindsOf<&kMultiClusterIngress>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_multi_cluster_ingress,
+     .rules = rules::kMultiClusterIngressRules,
+     .entry = {.name = "multiclusteringress.karmada-policy-webhook.karmada.io",
+               .upstream_name = "multiclusteringress.karmada.io"}},
     // The mutator reads oldObject on UPDATE for D-ID, as the Work's.
     {.path = "/mutate-multiclusterservice",
      .mutating = true,

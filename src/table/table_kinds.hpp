@@ -18,5 +18,6 @@ extern const Kind kResourceBinding;
 extern const Kind kClusterResourceBinding;
 extern const Kind kWork;
 extern const Kind kMultiClusterService;
+extern const Kind kMultiClusterIngress;
 
 }  // namespace kpw::table

@@ -4,17 +4,19 @@ namespace kpw {
 namespace {
 
 // Messages as k8s.io/apimachinery/pkg/util/validation words them (v0.36, which upstream Karmada
-// vendors: lengths in bytes), so users can search them.
+// vendors: a qualified name's parts' lengths in bytes, a DNS label's or subdomain's in characters,
+// as upstream's binary answers), so users can search them.
 constexpr std::string_view kLabelFormat =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
-constexpr std::string_view kLabelTooLong = "must be no more than 63 bytes";
+constexpr std::string_view kLabelTooLong = "must be no more than 63 characters";
+constexpr std::string_view kLabelValueTooLong = "must be no more than 63 bytes";
 constexpr std::string_view kSubdomainFormat =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-constexpr std::string_view kSubdomainTooLong = "must be no more than 253 bytes";
+constexpr std::string_view kSubdomainTooLong = "must be no more than 253 characters";
 constexpr std::string_view kPrefixEmpty = "prefix part must be non-empty";
 constexpr std::string_view kPrefixTooLong = "prefix part must be no more than 253 bytes";
 constexpr std::string_view kPrefixFormat =
@@ -134,8 +136,76 @@ NameProblems check_label_key(std::string_view value) {
 NameProblems check_label_value(std::string_view value) {
   NameProblems p;
   if (value.empty()) return p;
-  if (value.size() > 63) p.add(kLabelTooLong);
+  if (value.size() > 63) p.add(kLabelValueTooLong);
   if (!matches_qualified_name_part(value)) p.add(kLabelValueFormat);
+  return p;
+}
+
+namespace {
+
+constexpr std::string_view kDns1035Format =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
+constexpr std::string_view kWildcardFormat =
+    "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which "
+    "must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric "
+    "character (e.g. '*.example.com', regex used for validation is "
+    "'\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
+
+}  // namespace
+
+NameProblems check_dns1035_label(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 63) p.add(kLabelTooLong);
+  bool ok = !value.empty() && value.front() >= 'a' && value.front() <= 'z' &&
+            is_lower_alnum(value.back());
+  for (std::size_t i = 0; ok && i < value.size(); ++i) {
+    ok = is_lower_alnum(value[i]) || value[i] == '-';
+  }
+  if (!ok) p.add(kDns1035Format);
+  return p;
+}
+
+NameProblems check_wildcard_dns1123_subdomain(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 253) p.add(kSubdomainTooLong);
+  if (value.size() < 3 || value.substr(0, 2) != "*." || !matches_subdomain(value.substr(2))) {
+    p.add(kWildcardFormat);
+  }
+  return p;
+}
+
+NameProblems check_port_name(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 15) p.add("must be no more than 15 characters");
+  bool charset = !value.empty();
+  bool letter = false;
+  for (const char c : value) {
+    charset = charset && (is_lower_alnum(c) || c == '-');
+    letter = letter || (c >= 'a' && c <= 'z');
+  }
+  if (!charset) p.add("must contain only alpha-numeric characters (a-z, 0-9), and hyphens (-)");
+  if (!letter) p.add("must contain at least one letter (a-z)");
+  if (value.find("--") != std::string_view::npos) p.add("must not contain consecutive hyphens");
+  if (!value.empty() && (value.front() == '-' || value.back() == '-')) {
+    p.add("must not begin or end with a hyphen");
+  }
+  return p;
+}
+
+NameProblems check_path_segment_name(std::string_view value) {
+  NameProblems p;
+  if (value == ".") {
+    p.add("may not be '.'");
+    return p;
+  }
+  if (value == "..") {
+    p.add("may not be '..'");
+    return p;
+  }
+  if (value.find('/') != std::string_view::npos) p.add("may not contain '/'");
+  if (value.find('%') != std::string_view::npos) p.add("may not contain '%'");
   return p;
 }
 

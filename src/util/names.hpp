@@ -7,9 +7,9 @@
 
 namespace kpw {
 
-// At most four problems are ever reported for one name; each message is a static string.
+// At most five problems are ever reported for one name; each message is a static string.
 struct NameProblems {
-  std::array<std::string_view, 4> messages{};
+  std::array<std::string_view, 5> messages{};
   std::size_t count = 0;
 
   bool ok() const { return count == 0; }
@@ -34,6 +34,17 @@ NameProblems check_label_key(std::string_view value);
 // Label value: empty, or at most 63 bytes of [A-Za-z0-9-_.], alphanumeric at both ends
 // (k8s.io/apimachinery IsValidLabelValue).
 NameProblems check_label_value(std::string_view value);
+
+// Lowercase RFC 1035 label: at most 63 bytes of [a-z0-9-], a letter first, alphanumeric last
+// (IsDNS1035Label: a Service's name, a MultiClusterService's).
+NameProblems check_dns1035_label(std::string_view value);
+// `*.` then a DNS-1123 subdomain, at most 253 bytes (IsWildcardDNS1123Subdomain).
+NameProblems check_wildcard_dns1123_subdomain(std::string_view value);
+// A port's name (IsValidPortName): at most 15 bytes of [a-z0-9-], a letter among them, no `--`,
+// no hyphen at either end; every problem reported, in apimachinery's order.
+NameProblems check_port_name(std::string_view value);
+// A name that is one path segment (IsValidPathSegmentName): not `.` or `..`, no `/` or `%`.
+NameProblems check_path_segment_name(std::string_view value);
 
 inline bool is_dns1123_label(std::string_view v) { return check_dns1123_label(v).ok(); }
 inline bool is_dns1123_subdomain(std::string_view v) { return check_dns1123_subdomain(v).ok(); }

@@ -28,7 +28,7 @@ import kube  # noqa: E402
 from harness import check  # noqa: E402
 
 PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice",
-         "/mutate-multiclusterservice"]
+         "/mutate-multiclusterservice", "/validate-multiclusteringress"]
 FIELDS = ("allowed", "code", "reason", "message")
 
 NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
@@ -38,8 +38,8 @@ NO_CONTENT = ("message", "ours names what is missing: `there is no content to de
               "request.oldObject is empty`")
 STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the CRD's schema in the webhook too; upstream admits "
                  "what its Go type decodes (the API server's schema refuses it first)")
-DECODE = (("code", "message", "reason"), "MCS-S1 (strict) names the field of the wrong type (403); upstream cannot decode "
-          "the object (400, Go's decoding error)")
+DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 (strict) name the field of the wrong type "
+          "(403); upstream cannot decode the object (400, Go's decoding error)")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
     ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
@@ -53,6 +53,7 @@ DIFFERENCES = {
     ("/validate-resourcedeletionprotection", "RDP-1l-delete-oldobject-null-400.json"): NO_CONTENT,
     ("/validate-multiclusterservice", "MCS-S1a-types-absent.json"): STRICT_SCHEMA,
     ("/validate-multiclusterservice", "MCS-S1b-port-of-wrong-type.json"): DECODE,
+    ("/validate-multiclusteringress", "MCI-S1a-port-number-of-wrong-type.json"): DECODE,
 }
 
 

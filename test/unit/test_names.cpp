@@ -87,10 +87,31 @@ TEST_CASE("names: a label key says 'a valid label key' for more than one slash")
   CHECK(kpw::check_label_key("Example.com/x").messages[0].rfind("prefix part", 0) == 0);
 }
 
-TEST_CASE("names: length messages say bytes, as apimachinery v0.36 does") {
-  CHECK(check_dns1123_label(std::string(64, 'a')).messages[0] == "must be no more than 63 bytes");
+TEST_CASE(
+    "names: length messages as apimachinery v0.36 words them (upstream's binary answers so)") {
+  CHECK(check_dns1123_label(std::string(64, 'a')).messages[0] ==
+        "must be no more than 63 characters");
   CHECK(check_dns1123_subdomain(std::string(254, 'a')).messages[0] ==
-        "must be no more than 253 bytes");
+        "must be no more than 253 characters");
+  // A label value's length is in bytes (checked against upstream's binary: metadata.labels).
   CHECK(kpw::check_label_value(std::string(64, 'a')).messages[0] ==
         "must be no more than 63 bytes");
+}
+
+TEST_CASE("names: DNS-1035 labels, wildcard subdomains, port names, path segments") {
+  CHECK(kpw::check_dns1035_label("web-v2").ok());
+  CHECK(kpw::check_dns1035_label("1web").count == 1);
+  CHECK(kpw::check_dns1035_label("a.b").count == 1);
+  CHECK(kpw::check_dns1035_label(std::string(64, 'a')).count == 1);
+  CHECK(kpw::check_wildcard_dns1123_subdomain("*.example.com").ok());
+  CHECK_FALSE(kpw::check_wildcard_dns1123_subdomain("a*.example.com").ok());
+  CHECK_FALSE(kpw::check_wildcard_dns1123_subdomain("*.").ok());
+  CHECK(kpw::check_port_name("http").ok());
+  // Every rule of IsValidPortName at once: five messages, none dropped.
+  const kpw::NameProblems all = kpw::check_port_name("-HTTP--PORT-NAME-XX");
+  CHECK(all.count == 5);
+  CHECK(all.messages[0] == "must be no more than 15 characters");
+  CHECK(all.messages[4] == "must not begin or end with a hyphen");
+  CHECK(kpw::check_path_segment_name("..").messages[0] == "may not be '..'");
+  CHECK(kpw::check_path_segment_name("a/b%c").count == 2);
 }
