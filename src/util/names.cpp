@@ -10,11 +10,19 @@ constexpr std::string_view kLabelFormat =
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
 constexpr std::string_view kLabelTooLong = "must be no more than 63 bytes";
+// IsDNS1123Label, IsDNS1123Subdomain and IsDNS1035Label word their length limits in characters
+// (upstream's binary: `metadata.namespace`, `metadata.name` of FederatedHPA and
+// MultiClusterService), label values and name parts in bytes.
+constexpr std::string_view kDnsLabelTooLong = "must be no more than 63 characters";
 constexpr std::string_view kSubdomainFormat =
     "a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or "
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
-constexpr std::string_view kSubdomainTooLong = "must be no more than 253 bytes";
+constexpr std::string_view kSubdomainTooLong = "must be no more than 253 characters";
+constexpr std::string_view kDns1035Format =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 constexpr std::string_view kPrefixEmpty = "prefix part must be non-empty";
 constexpr std::string_view kPrefixTooLong = "prefix part must be no more than 253 bytes";
 constexpr std::string_view kPrefixFormat =
@@ -80,8 +88,18 @@ bool matches_qualified_name_part(std::string_view v) {
 
 NameProblems check_dns1123_label(std::string_view value) {
   NameProblems p;
-  if (value.size() > 63) p.add(kLabelTooLong);
+  if (value.size() > 63) p.add(kDnsLabelTooLong);
   if (!matches_label(value)) p.add(kLabelFormat);
+  return p;
+}
+
+NameProblems check_dns1035_label(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 63) p.add(kDnsLabelTooLong);
+  // [a-z]([-a-z0-9]*[a-z0-9])?: a DNS-1123 label that starts with a letter.
+  if (!matches_label(value) || !(value.front() >= 'a' && value.front() <= 'z')) {
+    p.add(kDns1035Format);
+  }
   return p;
 }
 
