@@ -4,8 +4,7 @@
 #include <string_view>
 
 #include "api/object.hpp"
-#include "util/names.hpp"
-#include "validators/common.hpp"
+#include "validators/object_meta.hpp"
 
 namespace kpw::check {
 namespace {
@@ -38,63 +37,15 @@ bool listed(const std::array<std::string_view, N>& names, std::string_view name)
   return false;
 }
 
-// K-M1: a name, or a generateName the API server completes; either a DNS-1123 subdomain.
-void check_name(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
-  const std::string_view name = string_or_empty(metadata, "name");
-  const std::string_view generate = string_or_empty(metadata, "generateName");
-  if (name.empty() && generate.empty()) {
-    const FieldPath name_path = path.child("name");
-    errors.required(rules::kKM1, name_path, "name or generateName is required");
-    return;
-  }
-  if (!name.empty()) {
-    const FieldPath name_path = path.child("name");
-    for (std::string_view p : check_dns1123_subdomain(name)) {
-      errors.invalid(rules::kKM1, name_path, name, p);
-    }
-  } else if (generate.back() != '-' && !check_dns1123_subdomain(generate).ok()) {
-    // The API server appends 5 random characters: a prefix ending in '-' is fine as such.
-    const FieldPath generate_path = path.child("generateName");
-    for (std::string_view p : check_dns1123_subdomain(generate)) {
-      errors.invalid(rules::kKM1, generate_path, generate, p);
-    }
-  }
-}
-
-// K-M4: finalizers are qualified names.
-void check_finalizers(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
-  const JsonValue* finalizers = array_member(metadata, "finalizers");
-  if (finalizers == nullptr) return;
-  const FieldPath list = path.child("finalizers");
-  for (rapidjson::SizeType i = 0; i < finalizers->Size(); ++i) {
-    const JsonValue& f = (*finalizers)[i];
-    const FieldPath item = list.index(i);
-    if (!f.IsString()) {
-      errors.invalid(rules::kKM4, item, f, "must be of type string");
-      continue;
-    }
-    for (std::string_view p : check_qualified_name(view(f))) {
-      errors.invalid(rules::kKM4, item, view(f), p);
-    }
-  }
-}
-
 }  // namespace
 
 void check_object_meta(const JsonValue& object, ErrorList& errors) {
-  const FieldPath path = FieldPath::root("metadata");
-  const JsonValue* metadata = object_member(&object, "metadata");
-  check_name(metadata, path, errors);
-  // K-M2, K-M3: the shared label and annotation map checks (validators/common.hpp), in the
-  // order the object lists its entries.
-  if (const JsonValue* labels = object_member(metadata, "labels")) {
-    check_label_map(rules::kKM2, *labels, path.child("labels"), errors, MapOrder::kDocument);
-  }
-  if (const JsonValue* annotations = object_member(metadata, "annotations")) {
-    check_annotation_map(rules::kKM3, *annotations, path.child("annotations"), errors,
-                         MapOrder::kDocument);
-  }
-  check_finalizers(metadata, path, errors);
+  // The ObjectMeta library (validators/object_meta.hpp), as a file needs it: the namespace may
+  // be left to kubectl, and a generateName alone is a name the API server completes.
+  ObjectMetaOptions options;
+  options.namespace_rule = NamespaceRule::kOptional;
+  options.generate_name_suffices = true;
+  validate_object_meta(object, options, errors);
 }
 
 void prune_nulls(JsonValue& value) {

@@ -1,5 +1,5 @@
 // What the API server itself checks in an object before any webhook sees it, for `check`, which
-// has no API server (docs/check.md, "Judged as the cluster judges"): ObjectMeta (rules K-M1…K-M4),
+// has no API server (docs/check.md, "Judged as the cluster judges"): ObjectMeta (rules K-M1…K-M8),
 // `null` pruning, and unknown fields (rule K-U1, kubectl's default --validate=strict).
 #pragma once
 
@@ -9,7 +9,8 @@
 
 namespace kpw::check {
 
-// K-M1 name (or generateName), K-M2 labels, K-M3 annotations, K-M4 finalizers.
+// ObjectMeta (validators/object_meta.hpp, K-M1…K-M8), the namespace optional and a generateName
+// enough.
 void check_object_meta(const JsonValue& object, ErrorList& errors);
 
 // Members that are `null` are deleted, at every depth (the API server prunes them before
