@@ -1,16 +1,13 @@
-// The ObjectMeta rules (validators/object_meta.hpp), in apimachinery's order
-// (k8s.io/apimachinery/pkg/api/validation/objectmeta.go, ValidateObjectMetaAccessor and
-// ValidateObjectMetaAccessorUpdate). Paths are precise where upstream names a list or a map
-// (`metadata.ownerReferences[1].kind`, `metadata.finalizers[0]`, `metadata.labels[k]`), and a whole
-// struct upstream prints with Go's %#v (pointer addresses and all) is shown as JSON
-// (docs/compatibility.md, "MultiClusterService"). A value of the wrong JSON type is the schema's:
-// skipped here. Every check is one pass over its list or map.
 #include "validators/object_meta.hpp"
 
 #include <algorithm>
-#include <array>
+#include <charconv>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "api/object.hpp"
@@ -21,135 +18,179 @@
 namespace kpw {
 namespace {
 
-// The kind's name function (NameIsDNSSubdomain, NameIsDNS1035Label); a prefix (generateName) with
-// its trailing '-' masked, as maskTrailingDash does.
-NameProblems name_problems(NameFormat format, std::string_view value, bool prefix,
-                           std::string& masked) {
-  if (prefix && value.size() > 1 && value.back() == '-') {
-    masked.assign(value.substr(0, value.size() - 1));
-    masked += 'a';
-    value = masked;
-  }
-  return format == NameFormat::kDns1035Label ? check_dns1035_label(value)
-                                             : check_dns1123_subdomain(value);
+// The members of `metadata` read as apimachinery reads them; a member of the wrong JSON type is
+// the schema's concern (upstream's decoder would refuse the object): such a member is skipped.
+bool wrong_type_string(const JsonValue* metadata, std::string_view key) {
+  const JsonValue* v = member(metadata, key);
+  return v != nullptr && !v->IsString();
 }
 
-// --- K-M1: name and generateName ---
+NameProblems check_name(NameFormat format, std::string_view name) {
+  return format == NameFormat::kDns1035Label ? check_dns1035_label(name)
+                                             : check_dns1123_subdomain(name);
+}
 
-void check_names(const JsonValue* metadata, const ObjectMetaOptions& o, ErrorList& errors) {
-  const FieldPath path = FieldPath::root("metadata");
+// apimachinery's maskTrailingDash: a generateName ending in '-' (and longer than one byte) is
+// checked with its last two bytes replaced by "a" (`gen-` as `gea`, `ab.-` as `aba`), as upstream
+// does: the random suffix stands in for the dash.
+std::string masked_prefix(std::string_view generate_name) {
+  if (generate_name.size() > 1 && generate_name.back() == '-') {
+    std::string masked(generate_name.substr(0, generate_name.size() - 2));
+    masked += 'a';
+    return masked;
+  }
+  return std::string(generate_name);
+}
+
+// K-M1, K-M5.
+void check_names(const JsonValue* metadata, const ObjectMetaOptions& options, const FieldPath& path,
+                 ErrorList& errors) {
   const std::string_view generate = string_or_empty(metadata, "generateName");
-  const std::string_view name = string_or_empty(metadata, "name");
-  std::string masked;
   if (!generate.empty()) {
     const FieldPath generate_path = path.child("generateName");
-    for (std::string_view p : name_problems(o.name_format, generate, true, masked)) {
-      errors.invalid(o.name_rule, generate_path, generate, p);
+    for (std::string_view p : check_name(options.name_format, masked_prefix(generate))) {
+      errors.invalid(options.name_rule, generate_path, generate, p);
     }
   }
-  const FieldPath name_path = path.child("name");
-  if (name.empty()) {
-    if (!(o.generate_name_suffices && !generate.empty())) {
-      errors.required(rules::kKM1, name_path, "name or generateName is required");
+  if (!wrong_type_string(metadata, "name")) {
+    const std::string_view name = string_or_empty(metadata, "name");
+    const FieldPath name_path = path.child("name");
+    if (name.empty()) {
+      if (!(options.generate_name_suffices && !generate.empty())) {
+        errors.required(options.name_rule, name_path, "name or generateName is required");
+      }
+    } else {
+      for (std::string_view p : check_name(options.name_format, name)) {
+        errors.invalid(options.name_rule, name_path, name, p);
+      }
     }
-    return;
   }
-  for (std::string_view p : name_problems(o.name_format, name, false, masked)) {
-    errors.invalid(o.name_rule, name_path, name, p);
-  }
-}
-
-// --- K-M5: namespace ---
-
-void check_namespace(const JsonValue* metadata, NamespaceRule rule, ErrorList& errors) {
+  if (wrong_type_string(metadata, "namespace")) return;
   const std::string_view ns = string_or_empty(metadata, "namespace");
-  const FieldPath metadata_path = FieldPath::root("metadata");
-  const FieldPath path = metadata_path.child("namespace");
-  if (rule == NamespaceRule::kForbidden) {
-    if (!ns.empty()) errors.forbidden(rules::kKM5, path, "not allowed on this type");
-    return;
+  const FieldPath ns_path = path.child("namespace");
+  switch (options.namespace_rule) {
+    case NamespaceRule::kRequired:
+      if (ns.empty()) {
+        errors.required(rules::kKM5, ns_path, "");
+        return;
+      }
+      break;
+    case NamespaceRule::kOptional:
+      if (ns.empty()) return;
+      break;
+    case NamespaceRule::kForbidden:
+      if (!ns.empty()) errors.forbidden(rules::kKM5, ns_path, "not allowed on this type");
+      return;
   }
-  if (ns.empty()) {
-    if (rule == NamespaceRule::kRequired) errors.required(rules::kKM5, path, "");
-    return;
-  }
-  for (std::string_view p : dns1123_label_problems(ns)) {
-    errors.invalid(rules::kKM5, path, ns, p);
-  }
+  for (std::string_view p : check_dns1123_label(ns)) errors.invalid(rules::kKM5, ns_path, ns, p);
 }
 
-// --- K-M6: generation ---
-
-void check_generation(const JsonValue* metadata, ErrorList& errors) {
-  const JsonValue* generation = member(metadata, "generation");
-  if (generation == nullptr || !generation->IsInt64() || generation->GetInt64() >= 0) return;
-  const FieldPath metadata_path = FieldPath::root("metadata");
-  const FieldPath path = metadata_path.child("generation");
-  errors.invalid(rules::kKM6, path, static_cast<long long>(generation->GetInt64()),
-                 "must be greater than or equal to 0");
+// An owner reference as Go's encoding/json writes a metav1.OwnerReference (field order, Go's
+// HTML escaping, the two optional booleans only when set): what upstream echoes as the value.
+void append_owner_reference(std::string& out, const JsonValue& ref) {
+  out += "{\"apiVersion\":";
+  append_go_json_string(out, string_or_empty(&ref, "apiVersion"));
+  out += ",\"kind\":";
+  append_go_json_string(out, string_or_empty(&ref, "kind"));
+  out += ",\"name\":";
+  append_go_json_string(out, string_or_empty(&ref, "name"));
+  out += ",\"uid\":";
+  append_go_json_string(out, string_or_empty(&ref, "uid"));
+  if (const std::optional<bool> c = bool_member(&ref, "controller")) {
+    out += *c ? ",\"controller\":true" : ",\"controller\":false";
+  }
+  if (const std::optional<bool> b = bool_member(&ref, "blockOwnerDeletion")) {
+    out += *b ? ",\"blockOwnerDeletion\":true" : ",\"blockOwnerDeletion\":false";
+  }
+  out += '}';
 }
 
-// --- K-M7: ownerReferences ---
+void append_owner_references(std::string& out, const JsonValue& refs) {
+  out += '[';
+  for (rapidjson::SizeType i = 0; i < refs.Size(); ++i) {
+    if (i > 0) out += ',';
+    if (refs[i].IsObject()) {
+      append_owner_reference(out, refs[i]);
+    } else {
+      out += "{\"apiVersion\":\"\",\"kind\":\"\",\"name\":\"\",\"uid\":\"\"}";
+    }
+  }
+  out += ']';
+}
 
-// schema.FromAPIVersionAndKind(apiVersion, kind).Version: "v1", "group/v1"; "" when the
-// apiVersion has none or does not parse (more than one '/').
-std::string_view version_of(std::string_view api_version) {
+// schema.ParseGroupVersion's version: "" for "", "/", "group/" and anything with two slashes
+// (a parse error, which FromAPIVersionAndKind reads as an empty GroupVersion).
+struct GroupVersion {
+  std::string_view group;
+  std::string_view version;
+};
+GroupVersion parse_group_version(std::string_view api_version) {
   const std::size_t slash = api_version.find('/');
-  if (slash == std::string_view::npos) return api_version;
+  if (slash == std::string_view::npos) return {{}, api_version};
   if (api_version.find('/', slash + 1) != std::string_view::npos) return {};
-  return api_version.substr(slash + 1);
+  return {api_version.substr(0, slash), api_version.substr(slash + 1)};
 }
 
-void check_owner_references(const JsonValue* metadata, ErrorList& errors) {
+// K-M7 (apimachinery ValidateOwnerReferences): one pass; the controllers' error names the first
+// controller and each later one, as upstream does.
+void check_owner_references(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
   const JsonValue* refs = array_member(metadata, "ownerReferences");
   if (refs == nullptr) return;
-  const FieldPath metadata_path = FieldPath::root("metadata");
-  const FieldPath list = metadata_path.child("ownerReferences");
-  std::string first_controller;
+  const FieldPath list = path.child("ownerReferences");
+  std::string first_controller;  // "Kind/Name", each cut as an echoed text
+  bool have_controller = false;
+  std::string rendered_list;  // the list as upstream echoes it, rendered once when needed
+  std::string text;
   for (rapidjson::SizeType i = 0; i < refs->Size(); ++i) {
     const JsonValue& ref = (*refs)[i];
     if (!ref.IsObject()) continue;
     const FieldPath item = list.index(i);
     const std::string_view api_version = string_or_empty(&ref, "apiVersion");
     const std::string_view kind = string_or_empty(&ref, "kind");
+    const GroupVersion gv = parse_group_version(api_version);
+    if (gv.version.empty()) {
+      const FieldPath p = item.child("apiVersion");
+      errors.invalid(rules::kKM7, p, api_version, "version must not be empty");
+    }
+    if (kind.empty()) errors.invalid(rules::kKM7, item.child("kind"), kind, "must not be empty");
     const std::string_view name = string_or_empty(&ref, "name");
-    if (version_of(api_version).empty()) {
-      const FieldPath path = item.child("apiVersion");
-      errors.invalid(rules::kKM7, path, api_version, "version must not be empty");
+    if (name.empty()) errors.invalid(rules::kKM7, item.child("name"), name, "must not be empty");
+    const std::string_view uid = string_or_empty(&ref, "uid");
+    if (uid.empty()) errors.invalid(rules::kKM7, item.child("uid"), uid, "must not be empty");
+    // BannedOwners: the core group's v1 Event (`/v1` is the core group too).
+    if (gv.group.empty() && gv.version == "v1" && kind == "Event") {
+      text.clear();
+      append_owner_reference(text, ref);
+      errors.invalid_json(rules::kKM7, item, text,
+                          "/v1, Kind=Event is disallowed from being an owner");
     }
-    for (std::string_view field : {"kind", "name", "uid"}) {
-      const std::string_view value = string_or_empty(&ref, field);
-      if (!value.empty()) continue;
-      const FieldPath path = item.child(field);
-      errors.invalid(rules::kKM7, path, value, "must not be empty");
+    if (bool_member(&ref, "controller").value_or(false)) {
+      std::string current;
+      append_echoed_text(current, kind);
+      current += '/';
+      append_echoed_text(current, name);
+      if (!have_controller) {
+        have_controller = true;
+        first_controller = std::move(current);
+        continue;
+      }
+      if (rendered_list.empty()) append_owner_references(rendered_list, *refs);
+      text.assign(
+          "Only one reference can have Controller set to true. Found \"true\" in references for ");
+      text += first_controller;
+      text += " and ";
+      text += current;
+      errors.invalid_json(rules::kKM7, list, rendered_list, text);
     }
-    if (api_version == "v1" && kind == "Event") {
-      errors.invalid(rules::kKM7, item, ref, "/v1, Kind=Event is disallowed from being an owner");
-    }
-    if (!bool_member(&ref, "controller").value_or(false)) continue;
-    std::string current(kind);
-    current += '/';
-    current += name;
-    if (first_controller.empty()) {
-      first_controller = std::move(current);
-      continue;
-    }
-    std::string detail =
-        "Only one reference can have Controller set to true. Found \"true\" in references for ";
-    detail += first_controller;
-    detail += " and ";
-    detail += current;
-    errors.invalid(rules::kKM7, list, *refs, detail);
   }
 }
 
-// --- K-M4: finalizers ---
-
-void check_finalizers(const JsonValue* metadata, ErrorList& errors) {
+// K-M4 (apimachinery ValidateFinalizers): each a qualified name, worded as upstream's binary
+// words it (IsLabelKey's text for more than one '/'); orphan and foregroundDeletion not both.
+void check_finalizers(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
   const JsonValue* finalizers = array_member(metadata, "finalizers");
   if (finalizers == nullptr) return;
-  const FieldPath metadata_path = FieldPath::root("metadata");
-  const FieldPath list = metadata_path.child("finalizers");
+  const FieldPath list = path.child("finalizers");
   bool orphan = false;
   bool foreground = false;
   for (rapidjson::SizeType i = 0; i < finalizers->Size(); ++i) {
@@ -159,152 +200,298 @@ void check_finalizers(const JsonValue* metadata, ErrorList& errors) {
       errors.invalid(rules::kKM4, item, f, "must be of type string");
       continue;
     }
-    for (std::string_view p : check_qualified_name(view(f))) {
-      errors.invalid(rules::kKM4, item, view(f), p);
-    }
-    orphan = orphan || view(f) == "orphan";
-    foreground = foreground || view(f) == "foregroundDeletion";
+    const std::string_view name = view(f);
+    for (std::string_view p : check_label_key(name)) errors.invalid(rules::kKM4, item, name, p);
+    orphan = orphan || name == "orphan";
+    foreground = foreground || name == "foregroundDeletion";
   }
   if (orphan && foreground) {
-    errors.invalid(rules::kKM4, list, *finalizers,
-                   "finalizer orphan and foregroundDeletion cannot be both set");
+    std::string rendered;
+    append_compact_json(rendered, *finalizers, true);
+    errors.invalid_json(rules::kKM4, list, rendered,
+                        "finalizer orphan and foregroundDeletion cannot be both set");
   }
 }
 
-// --- K-M8: managedFields ---
+// One UTF-8 sequence as Go's range over a string reads it: an invalid byte is U+FFFD, 1 byte.
+struct Rune {
+  char32_t value;
+  std::size_t size;
+  bool valid;
+};
+Rune decode_rune(std::string_view s, std::size_t i) {
+  const auto b = [&](std::size_t k) { return static_cast<unsigned char>(s[k]); };
+  const unsigned char c = b(i);
+  if (c < 0x80) return {c, 1, true};
+  const auto cont = [&](std::size_t k) { return k < s.size() && (b(k) & 0xC0) == 0x80; };
+  if (c >= 0xC2 && c <= 0xDF && cont(i + 1)) {
+    return {static_cast<char32_t>(((c & 0x1F) << 6) | (b(i + 1) & 0x3F)), 2, true};
+  }
+  if (c >= 0xE0 && c <= 0xEF && cont(i + 1) && cont(i + 2)) {
+    const char32_t r = ((c & 0x0F) << 12) | ((b(i + 1) & 0x3F) << 6) | (b(i + 2) & 0x3F);
+    if (r >= 0x800 && (r < 0xD800 || r > 0xDFFF)) return {r, 3, true};
+  }
+  if (c >= 0xF0 && c <= 0xF4 && cont(i + 1) && cont(i + 2) && cont(i + 3)) {
+    const char32_t r = ((c & 0x07) << 18) | ((b(i + 1) & 0x3F) << 12) | ((b(i + 2) & 0x3F) << 6) |
+                       (b(i + 3) & 0x3F);
+    if (r >= 0x10000 && r <= 0x10FFFF) return {r, 4, true};
+  }
+  return {0xFFFD, 1, false};
+}
 
-void check_managed_fields(const JsonValue* metadata, ErrorList& errors) {
+// Go's unicode.IsPrint for the code points it refuses that a manager name may plausibly hold:
+// controls (Cc), format characters (Cf), spaces other than ' ' (Zs), line and paragraph
+// separators, private use (Co) and the noncharacters U+FFFE/U+FFFF. Unassigned code points, which
+// Go also refuses, are taken as printable (docs/compatibility.md, K-M8).
+bool is_print(char32_t r) {
+  if (r < 0x20 || (r >= 0x7F && r <= 0xA0) || r == 0xAD) return false;
+  if ((r >= 0x600 && r <= 0x605) || r == 0x61C || r == 0x6DD || r == 0x70F || r == 0x890 ||
+      r == 0x891 || r == 0x8E2 || r == 0x1680 || r == 0x180E) {
+    return false;
+  }
+  if ((r >= 0x2000 && r <= 0x200F) || (r >= 0x2028 && r <= 0x202F) ||
+      (r >= 0x205F && r <= 0x2064) || (r >= 0x2066 && r <= 0x206F) || r == 0x3000) {
+    return false;
+  }
+  if ((r >= 0xD800 && r <= 0xF8FF) || r == 0xFEFF || (r >= 0xFFF9 && r <= 0xFFFB) || r == 0xFFFE ||
+      r == 0xFFFF) {
+    return false;
+  }
+  if (r == 0x110BD || r == 0x110CD || (r >= 0x13430 && r <= 0x1343F) ||
+      (r >= 0x1BCA0 && r <= 0x1BCA3) || (r >= 0x1D173 && r <= 0x1D17A) || r == 0xE0001 ||
+      (r >= 0xE0020 && r <= 0xE007F) || r >= 0xF0000) {
+    return false;
+  }
+  return true;
+}
+
+void append_hex(std::string& out, std::uint32_t v, int digits, bool upper) {
+  const char* hex = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  for (int d = digits - 1; d >= 0; --d) out += hex[(v >> (4 * d)) & 0xF];
+}
+
+// Go's strconv.Quote (what %q and %#v print for a string).
+void append_go_quoted(std::string& out, std::string_view s) {
+  out += '"';
+  for (std::size_t i = 0; i < s.size();) {
+    const Rune r = decode_rune(s, i);
+    if (!r.valid) {
+      out += "\\x";
+      append_hex(out, static_cast<unsigned char>(s[i]), 2, false);
+    } else if (r.value == '"' || r.value == '\\') {
+      out += '\\';
+      out += static_cast<char>(r.value);
+    } else if (is_print(r.value)) {
+      out.append(s.substr(i, r.size));
+    } else {
+      switch (r.value) {
+        case '\a':
+          out += "\\a";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\v':
+          out += "\\v";
+          break;
+        default:
+          if (r.value < ' ' || r.value == 0x7F) {
+            out += "\\x";
+            append_hex(out, r.value, 2, false);
+          } else if (r.value < 0x10000) {
+            out += "\\u";
+            append_hex(out, r.value, 4, false);
+          } else {
+            out += "\\U";
+            append_hex(out, r.value, 8, false);
+          }
+      }
+    }
+    i += r.size;
+  }
+  out += '"';
+}
+
+// K-M8, the manager (apimachinery ValidateFieldManager): at most 128 bytes, every rune printable;
+// Go's %#U (`U+0009`, the rune itself after it only when printable: never here) and the byte
+// position.
+void check_manager(std::string_view manager, const FieldPath& path, ErrorList& errors) {
+  if (manager.size() > 128) errors.too_long(rules::kKM8, path, "may not be more than 128 bytes");
+  std::string detail;
+  for (std::size_t i = 0; i < manager.size();) {
+    const Rune r = decode_rune(manager, i);
+    if (!is_print(r.value)) {
+      detail.assign("invalid character U+");
+      append_hex(detail, r.value, r.value > 0xFFFF ? (r.value > 0xFFFFF ? 6 : 5) : 4, true);
+      detail += " (at position ";
+      char digits[24];
+      const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, i);
+      detail.append(digits, end);
+      detail += ')';
+      errors.invalid(rules::kKM8, path, manager, detail);
+    }
+    i += r.size;
+  }
+}
+
+// K-M8 (apimachinery ValidateManagedFields).
+void check_managed_fields(const JsonValue* metadata, const FieldPath& path, ErrorList& errors) {
   const JsonValue* entries = array_member(metadata, "managedFields");
   if (entries == nullptr) return;
-  const FieldPath metadata_path = FieldPath::root("metadata");
-  const FieldPath list = metadata_path.child("managedFields");
+  const FieldPath list = path.child("managedFields");
   for (rapidjson::SizeType i = 0; i < entries->Size(); ++i) {
     const JsonValue& entry = (*entries)[i];
     if (!entry.IsObject()) continue;
     const FieldPath item = list.index(i);
-    const std::string_view operation = string_or_empty(&entry, "operation");
-    if (operation != "Apply" && operation != "Update") {
-      const FieldPath path = item.child("operation");
-      errors.invalid(rules::kKM8, path, operation, "must be `Apply` or `Update`");
+    if (!wrong_type_string(&entry, "operation")) {
+      const std::string_view operation = string_or_empty(&entry, "operation");
+      if (operation != "Apply" && operation != "Update") {
+        errors.invalid(rules::kKM8, item.child("operation"), operation,
+                       "must be `Apply` or `Update`");
+      }
     }
     const std::string_view fields_type = string_or_empty(&entry, "fieldsType");
     if (!fields_type.empty() && fields_type != "FieldsV1") {
-      const FieldPath path = item.child("fieldsType");
-      errors.invalid(rules::kKM8, path, fields_type, "must be `FieldsV1`");
+      errors.invalid(rules::kKM8, item.child("fieldsType"), fields_type, "must be `FieldsV1`");
     }
-    if (string_or_empty(&entry, "manager").size() > 128) {
-      const FieldPath path = item.child("manager");
-      errors.too_long(rules::kKM8, path, "may not be more than 128 bytes");
-    }
+    check_manager(string_or_empty(&entry, "manager"), item.child("manager"), errors);
     if (string_or_empty(&entry, "subresource").size() > 256) {
-      const FieldPath path = item.child("subresource");
-      errors.too_long(rules::kKM8, path, "may not be more than 256 bytes");
+      errors.too_long(rules::kKM8, item.child("subresource"), "may not be more than 256 bytes");
     }
   }
-}
-
-// --- K-MU: the update rules ---
-
-bool same(const JsonValue* a, const JsonValue* b) {
-  const bool a_set = a != nullptr && !a->IsNull();
-  const bool b_set = b != nullptr && !b->IsNull();
-  if (!a_set || !b_set) return a_set == b_set;
-  return *a == *b;
-}
-
-long long int_or_zero(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = member(obj, key);
-  return v != nullptr && v->IsInt64() ? v->GetInt64() : 0;
-}
-
-// ValidateNoNewFinalizers: the finalizers `now` holds that `before` does not, as Go's sorted
-// set difference, in one Forbidden error (`[]string{"a", "b"}`, as Go's %#v prints it).
-void check_no_new_finalizers(const JsonValue* now, const JsonValue* before, const FieldPath& path,
-                             ErrorList& errors) {
-  if (now == nullptr) return;
-  SeenSet seen;
-  std::size_t index = 0;
-  if (before != nullptr) {
-    for (const JsonValue& f : before->GetArray()) {
-      if (f.IsString()) seen.record(view(f), index++);
-    }
-  }
-  std::vector<std::string_view> added;
-  for (const JsonValue& f : now->GetArray()) {
-    if (f.IsString() && !seen.record(view(f), index++).repeated()) added.push_back(view(f));
-  }
-  if (added.empty()) return;
-  std::sort(added.begin(), added.end());
-  std::string detail =
-      "no new finalizers can be added if the object is being deleted, found new finalizers "
-      "[]string{";
-  for (std::size_t i = 0; i < added.size(); ++i) {
-    if (i > 0) detail += ", ";
-    detail += '"';
-    detail += added[i];
-    detail += '"';
-  }
-  detail += '}';
-  const FieldPath finalizers_path = path.child("finalizers");
-  errors.forbidden(rules::kKMU4, finalizers_path, detail);
 }
 
 }  // namespace
 
 void validate_object_meta(const JsonValue& object, const ObjectMetaOptions& options,
                           ErrorList& errors) {
-  const JsonValue* metadata = object_member(&object, "metadata");
   const FieldPath path = FieldPath::root("metadata");
-  check_names(metadata, options, errors);
-  check_namespace(metadata, options.namespace_rule, errors);
-  check_generation(metadata, errors);
+  const JsonValue* metadata = object_member(&object, "metadata");
+  check_names(metadata, options, path, errors);
+  // K-M6 (ValidateNonnegativeField).
+  if (const std::optional<std::int64_t> generation = int_member(metadata, "generation")) {
+    if (*generation < 0) {
+      errors.invalid(rules::kKM6, path.child("generation"), static_cast<long long>(*generation),
+                     "must be greater than or equal to 0");
+    }
+  }
+  // K-M2, K-M3: the shared map checks (validators/common.hpp), which name the entry
+  // (`metadata.labels[Bad Key]`) where upstream names the map (docs/rules.md, "ObjectMeta").
   if (const JsonValue* labels = object_member(metadata, "labels")) {
-    const FieldPath labels_path = path.child("labels");
-    check_label_map(rules::kKM2, *labels, labels_path, errors, MapOrder::kDocument);
+    check_label_map(rules::kKM2, *labels, path.child("labels"), errors, MapOrder::kDocument);
   }
   if (const JsonValue* annotations = object_member(metadata, "annotations")) {
-    const FieldPath annotations_path = path.child("annotations");
-    check_annotation_map(rules::kKM3, *annotations, annotations_path, errors, MapOrder::kDocument);
+    check_annotation_map(rules::kKM3, *annotations, path.child("annotations"), errors,
+                         MapOrder::kDocument);
   }
-  check_owner_references(metadata, errors);
-  check_finalizers(metadata, errors);
-  check_managed_fields(metadata, errors);
+  check_owner_references(metadata, path, errors);
+  check_finalizers(metadata, path, errors);
+  check_managed_fields(metadata, path, errors);
 }
+
+namespace {
+
+// K-MU4 (ValidateNoNewFinalizers): the new finalizers the old list lacks, sorted and each once
+// (sets.List), as Go's %#v prints a []string; cut as an echoed text when long.
+void check_no_new_finalizers(const JsonValue* metadata, const JsonValue* old_metadata,
+                             const FieldPath& path, ErrorList& errors) {
+  const JsonValue* finalizers = array_member(metadata, "finalizers");
+  if (finalizers == nullptr || finalizers->Empty()) return;
+  SeenSet seen;
+  std::size_t n = 0;
+  if (const JsonValue* old = array_member(old_metadata, "finalizers")) {
+    for (const JsonValue& f : old->GetArray()) {
+      if (f.IsString()) seen.record(view(f), n++);
+    }
+  }
+  const std::size_t old_count = n;
+  std::vector<std::string_view> extra;
+  for (const JsonValue& f : finalizers->GetArray()) {
+    if (!f.IsString()) continue;
+    const SeenSet::Seen s = seen.record(view(f), n++);
+    if (s.first >= old_count && !s.repeated()) extra.push_back(view(f));
+  }
+  if (extra.empty()) return;
+  std::sort(extra.begin(), extra.end());
+  std::string list = "[]string{";
+  for (std::size_t i = 0; i < extra.size(); ++i) {
+    if (i > 0) list += ", ";
+    append_go_quoted(list, extra[i]);
+  }
+  list += '}';
+  std::string detail =
+      "no new finalizers can be added if the object is being deleted, found new finalizers ";
+  append_echoed_text(detail, list);
+  errors.forbidden(rules::kKMU4, path.child("finalizers"), detail);
+}
+
+// K-MU3 (ValidateImmutableField) for a string field: Go's zero value "" when absent.
+void check_immutable_string(const JsonValue* metadata, const JsonValue* old_metadata,
+                            std::string_view key, const FieldPath& path, ErrorList& errors) {
+  if (wrong_type_string(metadata, key) || wrong_type_string(old_metadata, key)) return;
+  const std::string_view now = string_or_empty(metadata, key);
+  if (now == string_or_empty(old_metadata, key)) return;
+  errors.invalid(rules::kKMU3, path.child(key), now, "field is immutable");
+}
+
+// The same for a timestamp or a number: compared as JSON (null as absent); an absent new value
+// is echoed as `null`, as upstream echoes a nil pointer or a zero time.
+void check_immutable_value(const JsonValue* metadata, const JsonValue* old_metadata,
+                           std::string_view key, const FieldPath& path, ErrorList& errors) {
+  const JsonValue* now = member(metadata, key);
+  const JsonValue* before = member(old_metadata, key);
+  if (same_json(now, before)) return;
+  static const JsonValue kNull;
+  errors.invalid(rules::kKMU3, path.child(key), now != nullptr ? *now : kNull,
+                 "field is immutable");
+}
+
+}  // namespace
 
 void validate_object_meta_update(const JsonValue& object, const JsonValue& old_object,
                                  ErrorList& errors) {
-  const JsonValue* meta = object_member(&object, "metadata");
-  const JsonValue* old = object_member(&old_object, "metadata");
   const FieldPath path = FieldPath::root("metadata");
-  // K-MU4: while the object is being deleted, no new finalizer (the new ones, sorted).
-  if (const JsonValue* deleting = member(old, "deletionTimestamp");
-      deleting != nullptr && !deleting->IsNull()) {
-    check_no_new_finalizers(array_member(meta, "finalizers"), array_member(old, "finalizers"), path,
-                            errors);
+  const JsonValue* metadata = object_member(&object, "metadata");
+  const JsonValue* old_metadata = object_member(&old_object, "metadata");
+  // apimachinery's order: finalizers (K-MU4), resourceVersion (K-MU1), generation (K-MU2), then
+  // the immutable fields (K-MU3).
+  if (member(old_metadata, "deletionTimestamp") != nullptr) {
+    check_no_new_finalizers(metadata, old_metadata, path, errors);
   }
-  // K-MU1
-  if (string_or_empty(meta, "resourceVersion").empty()) {
-    const FieldPath rv = path.child("resourceVersion");
-    errors.invalid(rules::kKMU1, rv, std::string_view{}, "must be specified for an update");
-  }
-  // K-MU2
-  const long long generation = int_or_zero(meta, "generation");
-  if (generation < int_or_zero(old, "generation")) {
-    const FieldPath generation_path = path.child("generation");
-    errors.invalid(rules::kKMU2, generation_path, generation, "must not be decremented");
-  }
-  // K-MU3, in apimachinery's order; the new value shown as JSON (`null` when absent).
-  for (std::string_view field : {"name", "namespace", "uid", "creationTimestamp",
-                                 "deletionTimestamp", "deletionGracePeriodSeconds"}) {
-    const JsonValue* now = member(meta, field);
-    if (same(now, member(old, field))) continue;
-    const FieldPath field_path = path.child(field);
-    if (now == nullptr || now->IsNull()) {
-      errors.invalid_json(rules::kKMU3, field_path, "null", "field is immutable");
-    } else {
-      errors.invalid(rules::kKMU3, field_path, *now, "field is immutable");
+  if (!wrong_type_string(metadata, "resourceVersion")) {
+    const std::string_view rv = string_or_empty(metadata, "resourceVersion");
+    if (rv.empty()) {
+      errors.invalid(rules::kKMU1, path.child("resourceVersion"), rv,
+                     "must be specified for an update");
     }
   }
+  // Absent is Go's 0; a generation that is not an int64 is the schema's concern.
+  const std::optional<std::int64_t> generation = int_member(metadata, "generation");
+  const std::optional<std::int64_t> old_generation = int_member(old_metadata, "generation");
+  if ((generation || member(metadata, "generation") == nullptr) &&
+      (old_generation || member(old_metadata, "generation") == nullptr) &&
+      generation.value_or(0) < old_generation.value_or(0)) {
+    errors.invalid(rules::kKMU2, path.child("generation"),
+                   static_cast<long long>(generation.value_or(0)), "must not be decremented");
+  }
+  check_immutable_string(metadata, old_metadata, "name", path, errors);
+  check_immutable_string(metadata, old_metadata, "namespace", path, errors);
+  check_immutable_string(metadata, old_metadata, "uid", path, errors);
+  check_immutable_value(metadata, old_metadata, "creationTimestamp", path, errors);
+  check_immutable_value(metadata, old_metadata, "deletionTimestamp", path, errors);
+  check_immutable_value(metadata, old_metadata, "deletionGracePeriodSeconds", path, errors);
 }
 
 }  // namespace kpw

@@ -40,14 +40,12 @@ bool listed(const std::array<std::string_view, N>& names, std::string_view name)
 }  // namespace
 
 void check_object_meta(const JsonValue& object, ErrorList& errors) {
-  // The webhook paths' library (validators/object_meta.hpp), as the API server runs it before any
-  // webhook: a generateName alone will do (the API server completes the name), a namespace may be
-  // left to kubectl.
-  constexpr ObjectMetaOptions kCheck{.name_format = NameFormat::kDns1123Subdomain,
-                                     .name_rule = rules::kKM1,
-                                     .namespace_rule = NamespaceRule::kOptional,
-                                     .generate_name_suffices = true};
-  validate_object_meta(object, kCheck, errors);
+  // The ObjectMeta library (validators/object_meta.hpp), as a file needs it: the namespace may
+  // be left to kubectl, and a generateName alone is a name the API server completes.
+  ObjectMetaOptions options;
+  options.namespace_rule = NamespaceRule::kOptional;
+  options.generate_name_suffices = true;
+  validate_object_meta(object, options, errors);
 }
 
 void prune_nulls(JsonValue& value) {

@@ -9,8 +9,8 @@
 
 namespace kpw::check {
 
-// K-M1…K-M8 (validators/object_meta.hpp): name (or generateName), namespace, generation, labels,
-// annotations, owner references, finalizers, managed fields.
+// ObjectMeta (validators/object_meta.hpp, K-M1…K-M8), the namespace optional and a generateName
+// enough.
 void check_object_meta(const JsonValue& object, ErrorList& errors);
 
 // Members that are `null` are deleted, at every depth (the API server prunes them before

@@ -10,6 +10,9 @@ constexpr std::string_view kLabelFormat =
     "a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and "
     "must start and end with an alphanumeric character (e.g. 'my-name',  or '123-abc', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')";
+// IsDNS1123Label, IsDNS1123Subdomain and IsDNS1035Label word their length limits in characters
+// (upstream's binary: `metadata.namespace`, `metadata.name` of FederatedHPA and
+// MultiClusterService, a MultiClusterService's port names), label values and name parts in bytes.
 constexpr std::string_view kLabelTooLong = "must be no more than 63 characters";
 constexpr std::string_view kLabelValueTooLong = "must be no more than 63 bytes";
 constexpr std::string_view kSubdomainFormat =
@@ -17,6 +20,10 @@ constexpr std::string_view kSubdomainFormat =
     "'.', and must start and end with an alphanumeric character (e.g. 'example.com', regex used "
     "for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 constexpr std::string_view kSubdomainTooLong = "must be no more than 253 characters";
+constexpr std::string_view kDns1035Format =
+    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
+    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
+    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 constexpr std::string_view kPrefixEmpty = "prefix part must be non-empty";
 constexpr std::string_view kPrefixTooLong = "prefix part must be no more than 253 bytes";
 constexpr std::string_view kPrefixFormat =
@@ -87,6 +94,16 @@ NameProblems check_dns1123_label(std::string_view value) {
   return p;
 }
 
+NameProblems check_dns1035_label(std::string_view value) {
+  NameProblems p;
+  if (value.size() > 63) p.add(kLabelTooLong);
+  // [a-z]([-a-z0-9]*[a-z0-9])?: a DNS-1123 label that starts with a letter.
+  if (!matches_label(value) || !(value.front() >= 'a' && value.front() <= 'z')) {
+    p.add(kDns1035Format);
+  }
+  return p;
+}
+
 NameProblems check_dns1123_subdomain(std::string_view value) {
   NameProblems p;
   if (value.size() > 253) p.add(kSubdomainTooLong);
@@ -143,10 +160,6 @@ NameProblems check_label_value(std::string_view value) {
 
 namespace {
 
-constexpr std::string_view kDns1035Format =
-    "a DNS-1035 label must consist of lower case alphanumeric characters or '-', start with an "
-    "alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  or "
-    "'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?')";
 constexpr std::string_view kWildcardFormat =
     "a wildcard DNS-1123 subdomain must start with '*.', followed by a valid DNS subdomain, which "
     "must consist of lower case alphanumeric characters, '-' or '.' and end with an alphanumeric "
@@ -154,18 +167,6 @@ constexpr std::string_view kWildcardFormat =
     "'\\*\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')";
 
 }  // namespace
-
-NameProblems check_dns1035_label(std::string_view value) {
-  NameProblems p;
-  if (value.size() > 63) p.add(kLabelTooLong);
-  bool ok = !value.empty() && value.front() >= 'a' && value.front() <= 'z' &&
-            is_lower_alnum(value.back());
-  for (std::size_t i = 0; ok && i < value.size(); ++i) {
-    ok = is_lower_alnum(value[i]) || value[i] == '-';
-  }
-  if (!ok) p.add(kDns1035Format);
-  return p;
-}
 
 NameProblems check_wildcard_dns1123_subdomain(std::string_view value) {
   NameProblems p;

@@ -1,4 +1,5 @@
-// Kubernetes name grammars: DNS-1123 labels and subdomains, qualified names (label keys).
+// Kubernetes name grammars: DNS-1123 labels and subdomains, DNS-1035 labels, qualified names
+// (label keys).
 #pragma once
 
 #include <array>
@@ -22,6 +23,9 @@ struct NameProblems {
 
 // Lowercase RFC 1123 label: at most 63 bytes of [a-z0-9-], alphanumeric at both ends.
 NameProblems check_dns1123_label(std::string_view value);
+// DNS-1035 label (k8s.io/apimachinery IsDNS1035Label): at most 63 bytes of [a-z0-9-], a letter
+// first, alphanumeric last (MultiClusterService names, a service backend's).
+NameProblems check_dns1035_label(std::string_view value);
 // Lowercase RFC 1123 subdomain: at most 253 bytes, dot-separated labels.
 NameProblems check_dns1123_subdomain(std::string_view value);
 // Qualified name (label key): optional DNS-1123 subdomain prefix and '/', then a name part of
@@ -35,9 +39,6 @@ NameProblems check_label_key(std::string_view value);
 // (k8s.io/apimachinery IsValidLabelValue).
 NameProblems check_label_value(std::string_view value);
 
-// Lowercase RFC 1035 label: at most 63 bytes of [a-z0-9-], a letter first, alphanumeric last
-// (IsDNS1035Label: a Service's name, a MultiClusterService's).
-NameProblems check_dns1035_label(std::string_view value);
 // `*.` then a DNS-1123 subdomain, at most 253 bytes (IsWildcardDNS1123Subdomain).
 NameProblems check_wildcard_dns1123_subdomain(std::string_view value);
 // A port's name (IsValidPortName): at most 15 bytes of [a-z0-9-], a letter among them, no `--`,
