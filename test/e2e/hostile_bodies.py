@@ -39,6 +39,7 @@ RB = ("work.karmada.io", "v1alpha2", "ResourceBinding", "resourcebindings")
 CRB = ("work.karmada.io", "v1alpha2", "ClusterResourceBinding", "clusterresourcebindings")
 WORK = ("work.karmada.io", "v1alpha1", "Work", "works")
 MCS = ("networking.karmada.io", "v1alpha1", "MultiClusterService", "multiclusterservices")
+MCI = ("networking.karmada.io", "v1alpha1", "MultiClusterIngress", "multiclusteringresses")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -781,6 +782,40 @@ def mcs_explicit_empties(n, _):
 
 MCS_SHAPES = [ports_alike, ports_invalid, types_many, clusters_invalid, mcs_explicit_empties]
 
+
+def multi_cluster_ingress(spec):
+    obj = {"apiVersion": "networking.karmada.io/v1alpha1", "kind": "MultiClusterIngress",
+           "metadata": {"name": "hostile", "namespace": "tenant"}, "spec": spec}
+    return review(MCI, obj, "tenant")
+
+
+def ingress_paths_invalid(n, _):
+    """n paths each breaking every MCI-7 check (relative, all five sequences, a bad suffix) with a
+    backend breaking MCI-4 (a bad service name, a port name breaking all five port-name rules)."""
+    backend = {"service": {"name": "1svc", "port": {"name": "-HTTP--PORT-NAME-XX"}}}
+    return multi_cluster_ingress({"rules": [{"host": "shop.example.com", "http": {"paths": [
+        {"path": "a//b/./c/../%2f%2F/..", "pathType": "Prefix", "backend": backend}
+        for _ in range(n)]}}]})
+
+
+def ingress_hosts_invalid(n, _):
+    """n rules whose hosts are IPv6 addresses with a trailing IPv4 (the IP parser's longest path)
+    and n TLS hosts that are bad wildcards."""
+    return multi_cluster_ingress({"rules": [{"host": "1:2:3:4:5:6:%d.%d.%d.%d" % (i % 256, 2, 3, 4)}
+                                            for i in range(n)],
+                                  "tls": [{"hosts": ["*.Bad%d" % i for i in range(n)]}]})
+
+
+def ingress_paths_valid(n, _):
+    """n valid paths with resource backends: the whole walk, nothing to report."""
+    return multi_cluster_ingress({"rules": [{"host": "shop.example.com", "http": {"paths": [
+        {"path": "/p%07d" % i, "pathType": "Exact",
+         "backend": {"resource": {"apiGroup": "k8s.example.com", "kind": "Bucket", "name": "b%d" % i}}}
+        for i in range(n)]}}]})
+
+
+MCI_SHAPES = [ingress_paths_invalid, ingress_hosts_invalid, ingress_paths_valid]
+
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
     ("/validate-propagationpolicy", False, POLICY_SHAPES),
@@ -806,6 +841,7 @@ CATALOGUE = [
     ("/validate-resourcedeletionprotection", None, [protected_many_labels, unprotected_many_labels]),
     ("/convert", None, CONVERT_SHAPES),
     ("/mutate-work", None, WORK_SHAPES),
+    ("/validate-multiclusteringress", None, MCI_SHAPES),
     ("/validate-multiclusterservice", None, MCS_SHAPES),
     ("/mutate-multiclusterservice", None, MCS_SHAPES),
 ]

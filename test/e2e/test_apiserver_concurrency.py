@@ -137,6 +137,14 @@ def specs(kind, u):
                 {"/metadata/labels/work.karmada.io~1permanent-id": "*",
                  "/spec/workload/manifests/0/metadata/labels/work.karmada.io~1permanent-id": "*"},
                 None, None)
+    if kind == "MultiClusterIngress":  # MCI-7; no mutating path
+        backend = {"service": {"name": "web", "port": {"number": 80}}}
+        return ({"rules": [{"host": u + ".example.com", "http": {"paths": [
+                    {"path": "/" + u, "pathType": "Prefix", "backend": backend}]}}]},
+                {"rules": [{"host": u + ".example.com", "http": {"paths": [
+                    {"path": u, "pathType": "Exact", "backend": backend}]}}]},
+                {"/spec/rules/0/host": u + ".example.com"},
+                "spec.rules[0].http.paths[0].path", "MCI-7")
     if kind == "MultiClusterService":  # MCS-6; the mutator adds spec.range {} as upstream's does
         return ({"types": ["CrossCluster"], "ports": [{"name": "http", "port": 80}],
                  "providerClusters": [{"name": "m-" + u}]},

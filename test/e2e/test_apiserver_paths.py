@@ -177,6 +177,20 @@ CASES = {
          "spec": {"workload": {"manifests": [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
                                               "spec": {"parallelism": "two"}}]}}},
         "spec.workload.manifests[0].spec.parallelism", "W-5"),
+    # No mutating path: stored as sent. The invalid one breaks MCI-5 (a host that is an IP).
+    "MultiClusterIngress": (
+        obj("MultiClusterIngress", "mci-valid", {"ingressClassName": "nginx", "rules": [
+            {"host": "shop.example.com", "http": {"paths": [
+                {"path": "/", "pathType": "Prefix",
+                 "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}, True,
+            group="networking.karmada.io"),
+        {"/spec/rules/0/host": "shop.example.com", "/spec/ingressClassName": "nginx"},
+        obj("MultiClusterIngress", "mci-invalid", {"rules": [
+            {"host": "010.0.0.1", "http": {"paths": [
+                {"path": "/", "pathType": "Prefix",
+                 "backend": {"service": {"name": "web", "port": {"number": 80}}}}]}}]}, True,
+            group="networking.karmada.io"),
+        "spec.rules[0].host", "MCI-5"),
     # MCS-1 is the one ObjectMeta rule reachable through the API server: it admits `mcs.invalid`
     # (a DNS-1123 subdomain), only the webhook refuses it (not a DNS-1035 label).
     "MultiClusterService": (
