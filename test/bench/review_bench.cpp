@@ -182,6 +182,11 @@ BENCHMARK_CAPTURE(BM_Review, frq_denied, "frq-review-denied.json",
 // ClusterTaintPolicy: target clusters by name, field and label selector; add and remove
 // conditions; three taints.
 BENCHMARK_CAPTURE(BM_Review, ctp_allowed, "ctp-review.json", "/validate-clustertaintpolicy", true);
+// MultiClusterService: CrossCluster, two named ports, provider and consumer clusters (the
+// ObjectMeta rules with a DNS-1035 name first); MultiClusterIngress: a class, TLS with a wildcard
+// host, three paths of each pathType, service and resource backends.
+BENCHMARK_CAPTURE(BM_Review, mcs_allowed, "mcs-review.json", "/validate-multiclusterservice", true);
+BENCHMARK_CAPTURE(BM_Review, mci_allowed, "mci-review.json", "/validate-multiclusteringress", true);
 
 }  // namespace
 
@@ -192,4 +197,6 @@ BENCHMARK_CAPTURE(BM_Review, op_mutate, "op-review.json", "/mutate-overridepolic
 // a new permanent ID, the revision annotation and the cluster IPs pruned, the managed keys of each
 // manifest sorted and set (13 ops).
 BENCHMARK_CAPTURE(BM_Review, work_mutate, "work-review.json", "/mutate-work", true);
+// The same MultiClusterService: its id kept, nothing to change (no patch).
+BENCHMARK_CAPTURE(BM_Review, mcs_mutate, "mcs-review.json", "/mutate-multiclusterservice", true);
 BENCHMARK_MAIN();
