@@ -199,6 +199,26 @@ void check_cluster_name(Rule rule, std::string_view name, const FieldPath& path,
   errors.invalid(rule, path, name, joined);
 }
 
+std::string go_json_list(const JsonValue* list) {
+  std::string out;
+  if (list == nullptr || !list->IsArray()) {
+    out = "null";
+    return out;
+  }
+  out += '[';
+  for (rapidjson::SizeType i = 0; i < list->Size(); ++i) {
+    if (i > 0) out += ',';
+    const JsonValue& item = (*list)[i];
+    if (item.IsString()) {
+      append_go_json_string(out, view(item));
+    } else {
+      append_compact_json(out, item, false);
+    }
+  }
+  out += ']';
+  return out;
+}
+
 bool check_json_pointer(Rule rule, std::string_view pointer, const FieldPath& path,
                         ErrorList& errors) {
   if (pointer.empty() || pointer.front() == '/') return true;

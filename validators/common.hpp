@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "admission/field_error.hpp"
@@ -63,6 +64,10 @@ NameProblems dns1123_label_problems(std::string_view value);
 // characters`, else dns1123_label_problems; one Invalid of `rule` at `path` (upstream joins the
 // messages with ",", MCS-6).
 void check_cluster_name(Rule rule, std::string_view name, const FieldPath& path, ErrorList& errors);
+
+// A list as upstream's field.Invalid shows a Go slice: JSON as encoding/json writes it (strings
+// with Go's escaping), `null` for an absent or null one (a nil slice).
+std::string go_json_list(const JsonValue* list);
 
 // A JSON pointer (RFC 6901): empty, or starting with "/". False, with an Invalid error, otherwise.
 bool check_json_pointer(Rule rule, std::string_view pointer, const FieldPath& path,

@@ -60,27 +60,6 @@ static_assert(schema::fits_a_mask(kSpecFields));
 constexpr std::string_view kCrossCluster = "CrossCluster";
 constexpr std::string_view kLoadBalancer = "LoadBalancer";
 
-// `types` as upstream's field.Invalid shows a []ExposureType: JSON, `null` for a nil list.
-std::string types_json(const JsonValue* types) {
-  std::string out;
-  if (types == nullptr || !types->IsArray()) {
-    out = "null";
-    return out;
-  }
-  out += '[';
-  for (rapidjson::SizeType i = 0; i < types->Size(); ++i) {
-    if (i > 0) out += ',';
-    const JsonValue& t = (*types)[i];
-    if (t.IsString()) {
-      append_go_json_string(out, view(t));
-    } else {
-      append_compact_json(out, t, false);
-    }
-  }
-  out += ']';
-  return out;
-}
-
 // --- MCS-2, MCS-3: the ports ---
 
 void check_ports(const JsonValue& ports, const FieldPath& path, ErrorList& errors) {
@@ -130,7 +109,7 @@ void check_types(const JsonValue& types, const FieldPath& path, ErrorList& error
     }
   }
   if (distinct) {
-    errors.invalid_json(rules::kMCS5, path, types_json(&types),
+    errors.invalid_json(rules::kMCS5, path, go_json_list(&types),
                         "MultiClusterService types should not contain more than one type");
   }
 }
@@ -187,7 +166,7 @@ void check_types_unchanged(const JsonValue* object, const JsonValue* old_object,
   if (types != nullptr && old_types != nullptr && *types == *old_types) return;
   const FieldPath spec_path = FieldPath::root("spec");
   const FieldPath path = spec_path.child("types");
-  errors.invalid_json(rules::kMCS7, path, types_json(old_types),
+  errors.invalid_json(rules::kMCS7, path, go_json_list(old_types),
                       "MultiClusterService types are immutable");
 }
 

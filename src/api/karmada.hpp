@@ -65,6 +65,11 @@ inline constexpr std::string_view kBindingDependenciesAnnotation =
 inline constexpr std::string_view kNetworkingGroup = "networking.karmada.io";
 inline constexpr std::string_view kMultiClusterService = "MultiClusterService";
 inline constexpr std::string_view kMultiClusterIngress = "MultiClusterIngress";
+
+// config.karmada.io
+inline constexpr std::string_view kConfigGroup = "config.karmada.io";
+inline constexpr std::string_view kResourceInterpreterWebhookConfiguration =
+    "ResourceInterpreterWebhookConfiguration";
 inline constexpr std::string_view kMcsPermanentIdLabel =
     "multiclusterservice.karmada.io/permanent-id";
 

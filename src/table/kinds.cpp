@@ -155,6 +155,15 @@ const Kind kWork{.group = karmada::kWorkGroup,
                  .crd_defaults = {},
                  .spec_fields = nullptr};
 
+const Kind kResourceInterpreterWebhookConfiguration{
+    .group = karmada::kConfigGroup,
+    .versions = kV1alpha1,
+    .kind = karmada::kResourceInterpreterWebhookConfiguration,
+    .resource = "resourceinterpreterwebhookconfigurations",
+    .namespaced = false,
+    .crd_defaults = {},
+    .spec_fields = nullptr};
+
 const Kind kMultiClusterIngress{.group = karmada::kNetworkingGroup,
                                 .versions = kV1alpha1,
                                 .kind = karmada::kMultiClusterIngress,
@@ -189,6 +198,7 @@ constexpr auto kKinds = std::to_array<const Kind*>({
     &table::kWork,
     &table::kMultiClusterIngress,
     &table::kMultiClusterService,
+    &table::kResourceInterpreterWebhookConfiguration,
 });
 }  // namespace
 

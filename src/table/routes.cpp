@@ -29,6 +29,7 @@
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/resource_binding.hpp"
+#include "validators/resource_interpreter_webhook_configuration.hpp"
 #include "validators/schedule_trigger.hpp"
 #include "validators/workload_rebalancer.hpp"
 
@@ -45,6 +46,7 @@ using table::kMultiClusterService;
 using table::kOverridePolicy;
 using table::kPropagationPolicy;
 using table::kResourceBinding;
+using table::kResourceInterpreterWebhookConfiguration;
 using table::kScheduleTrigger;
 using table::kWork;
 using table::kWorkloadRebalancer;
@@ -220,6 +222,16 @@ constexpr auto kRoutes = std::to_array<Route>({
      .entry = {.name = "work.karmada-policy-webhook.karmada.io",
                .upstream_name = "work.karmada.io"},
      .large_divisor = 2},
+    // No mutating path, as upstream; nothing of oldObject is read.
+    {.path = "/validate-resourceinterpreterwebhookconfiguration",
+     .mutating = false,
+     .kinds = kKindsOf<&kResourceInterpreterWebhookConfiguration>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &validate_resource_interpreter_webhook_configuration,
+     .rules = rules::kResourceInterpreterWebhookConfigurationRules,
+     .entry = {.name = "resourceinterpreterwebhookconfiguration.karmada-policy-webhook.karmada.io",
+               .upstream_name = "config.karmada.io"}},
     // No mutating path, as upstream. MCI-9 reads the status of an UPDATE.
     {.path = "/validate-multiclusteringress",
      .mutating = false,

@@ -19,5 +19,6 @@ extern const Kind kClusterResourceBinding;
 extern const Kind kWork;
 extern const Kind kMultiClusterService;
 extern const Kind kMultiClusterIngress;
+extern const Kind kResourceInterpreterWebhookConfiguration;
 
 }  // namespace kpw::table

@@ -40,6 +40,8 @@ CRB = ("work.karmada.io", "v1alpha2", "ClusterResourceBinding", "clusterresource
 WORK = ("work.karmada.io", "v1alpha1", "Work", "works")
 MCS = ("networking.karmada.io", "v1alpha1", "MultiClusterService", "multiclusterservices")
 MCI = ("networking.karmada.io", "v1alpha1", "MultiClusterIngress", "multiclusteringresses")
+RIWC = ("config.karmada.io", "v1alpha1", "ResourceInterpreterWebhookConfiguration",
+        "resourceinterpreterwebhookconfigurations")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -816,6 +818,44 @@ def ingress_paths_valid(n, _):
 
 MCI_SHAPES = [ingress_paths_invalid, ingress_hosts_invalid, ingress_paths_valid]
 
+
+def interpreter_webhooks(hooks):
+    obj = {"apiVersion": "config.karmada.io/v1alpha1",
+           "kind": "ResourceInterpreterWebhookConfiguration", "metadata": {"name": "hostile"},
+           "webhooks": hooks}
+    return review(RIWC, obj)
+
+
+def webhooks_alike(n, _):
+    """n webhooks of one name (RIWC-2 for every repeat: a quadratic check's worst case), each with
+    a URL breaking every RIWC-9 check that parses."""
+    return interpreter_webhooks([{"name": "w.example.com",
+                                  "clientConfig": {"url": "http://u:p@/x?q=1#f"},
+                                  "interpreterContextVersions": ["v1alpha1"]} for _ in range(n)])
+
+
+def webhook_lists_long(n, _):
+    """One webhook whose rule lists and versions hold n items each: '*' among others, empty kinds,
+    unsupported operations, repeated versions (RIWC-3…RIWC-6, RIWC-11)."""
+    return interpreter_webhooks([{"name": "w.example.com",
+                                  "clientConfig": {"service": {"name": "s", "namespace": "n",
+                                                               "path": "/" + "a/" * n}},
+                                  "interpreterContextVersions": ["v1alpha1"] * n,
+                                  "rules": [{"operations": ["*"] + ["Prune"] * n,
+                                             "apiGroups": ["*"] * n, "apiVersions": ["*"] + [""] * n,
+                                             "kinds": [""] * n}]}])
+
+
+def webhook_urls_long(n, _):
+    """n webhooks whose URLs are long, escaped and bracketed (the URL parser's longest paths)."""
+    return interpreter_webhooks([{"name": "w%d.example.com" % i,
+                                  "clientConfig": {"url": "https://[2001:db8::%x]:8443/%s%%zz" % (
+                                      i % 65536, "p%41/" * 20)},
+                                  "interpreterContextVersions": ["v1alpha1"]} for i in range(n)])
+
+
+RIWC_SHAPES = [webhooks_alike, webhook_lists_long, webhook_urls_long]
+
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
     ("/validate-propagationpolicy", False, POLICY_SHAPES),
@@ -842,6 +882,7 @@ CATALOGUE = [
     ("/convert", None, CONVERT_SHAPES),
     ("/mutate-work", None, WORK_SHAPES),
     ("/validate-multiclusteringress", None, MCI_SHAPES),
+    ("/validate-resourceinterpreterwebhookconfiguration", None, RIWC_SHAPES),
     ("/validate-multiclusterservice", None, MCS_SHAPES),
     ("/mutate-multiclusterservice", None, MCS_SHAPES),
 ]

@@ -152,6 +152,14 @@ def specs(kind, u):
                 {"/metadata/labels/multiclusterservice.karmada.io~1permanent-id": "*",
                  "/spec/range": {}},
                 "spec.range.providerClusters[0]", "MCS-6")
+    if kind == "ResourceInterpreterWebhookConfiguration":  # RIWC-9; its webhooks, not a spec
+        def hooks(url):
+            return [{"name": "w.example.com", "clientConfig": {"url": url},
+                     "interpreterContextVersions": ["v1alpha1"]}]
+        return (hooks("https://interpreter.example.com/" + u),
+                hooks("https://interpreter.example.com/r?x=" + u),
+                {"/webhooks/0/clientConfig/url": "https://interpreter.example.com/" + u},
+                "webhooks[0].clientConfig.url", "RIWC-9")
     raise AssertionError("no objects for kind %s: add them to specs()" % kind)
 
 
@@ -175,8 +183,9 @@ class Sent:
         if row.scope == "Namespaced":
             meta["namespace"] = namespace(client)
         self.namespace = meta.get("namespace")
+        body = "webhooks" if row.kind == "ResourceInterpreterWebhookConfiguration" else "spec"
         self.manifest = {"apiVersion": "%s/%s" % (row.group, row.version), "kind": row.kind,
-                         "metadata": meta, "spec": valid if self.valid else invalid}
+                         "metadata": meta, body: valid if self.valid else invalid}
 
     @property
     def entry(self):

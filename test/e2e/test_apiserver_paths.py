@@ -177,6 +177,22 @@ CASES = {
          "spec": {"workload": {"manifests": [{"apiVersion": "batch/v1", "kind": "Job", "metadata": {"name": "pi"},
                                               "spec": {"parallelism": "two"}}]}}},
         "spec.workload.manifests[0].spec.parallelism", "W-5"),
+    # Cluster-scoped, no spec: its webhooks at the top. The invalid one's URL has a query (RIWC-9).
+    "ResourceInterpreterWebhookConfiguration": (
+        {"apiVersion": "config.karmada.io/v1alpha1",
+         "kind": "ResourceInterpreterWebhookConfiguration", "metadata": {"name": "riwc-valid"},
+         "webhooks": [{"name": "replicas.interpreter.example.com",
+                       "clientConfig": {"url": "https://interpreter.example.com/replicas"},
+                       "interpreterContextVersions": ["v1alpha1"],
+                       "rules": [{"operations": ["InterpretReplica"], "apiGroups": ["apps"],
+                                  "apiVersions": ["v1"], "kinds": ["Deployment"]}]}]},
+        {"/webhooks/0/name": "replicas.interpreter.example.com"},
+        {"apiVersion": "config.karmada.io/v1alpha1",
+         "kind": "ResourceInterpreterWebhookConfiguration", "metadata": {"name": "riwc-invalid"},
+         "webhooks": [{"name": "replicas.interpreter.example.com",
+                       "clientConfig": {"url": "https://interpreter.example.com/r?debug=1"},
+                       "interpreterContextVersions": ["v1alpha1"]}]},
+        "webhooks[0].clientConfig.url", "RIWC-9"),
     # No mutating path: stored as sent. The invalid one breaks MCI-5 (a host that is an IP).
     "MultiClusterIngress": (
         obj("MultiClusterIngress", "mci-valid", {"ingressClassName": "nginx", "rules": [

@@ -28,7 +28,8 @@ import kube  # noqa: E402
 from harness import check  # noqa: E402
 
 PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice",
-         "/mutate-multiclusterservice", "/validate-multiclusteringress"]
+         "/mutate-multiclusterservice", "/validate-multiclusteringress",
+         "/validate-resourceinterpreterwebhookconfiguration"]
 FIELDS = ("allowed", "code", "reason", "message")
 
 NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
@@ -38,7 +39,7 @@ NO_CONTENT = ("message", "ours names what is missing: `there is no content to de
               "request.oldObject is empty`")
 STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the CRD's schema in the webhook too; upstream admits "
                  "what its Go type decodes (the API server's schema refuses it first)")
-DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 (strict) name the field of the wrong type "
+DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 (strict) name the field of the wrong type "
           "(403); upstream cannot decode the object (400, Go's decoding error)")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
@@ -54,6 +55,9 @@ DIFFERENCES = {
     ("/validate-multiclusterservice", "MCS-S1a-types-absent.json"): STRICT_SCHEMA,
     ("/validate-multiclusterservice", "MCS-S1b-port-of-wrong-type.json"): DECODE,
     ("/validate-multiclusteringress", "MCI-S1a-port-number-of-wrong-type.json"): DECODE,
+    ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-S1a-port-of-wrong-type.json"): DECODE,
+    ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-S1b-webhooks-absent.json"):
+        STRICT_SCHEMA,
 }
 
 
