@@ -44,6 +44,9 @@ struct Kind {
   bool namespaced;
   std::span<const CrdDefault> crd_defaults;
   UnknownFieldWalk spec_fields;  // nullptr: `check` does not walk spec for unknown fields
+  // The kind's top-level fields beside apiVersion, kind and metadata, for `check`'s K-U1 (empty:
+  // spec and status, as most kinds; ResourceInterpreterWebhookConfiguration has webhooks).
+  std::span<const std::string_view> top_level_fields = {};
 };
 
 // A set of Operations.

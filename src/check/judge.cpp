@@ -43,7 +43,7 @@ void judge_as_api_server(const SourceObject& src, const Kind& kind, JsonValue& o
   check_object_meta(obj, errors);
   ErrorList unknown;
   if (options.unknown_fields != UnknownFields::kIgnore) {
-    check_unknown_fields(obj, kind.spec_fields, unknown);
+    check_unknown_fields(obj, kind, unknown);
   }
   for (const ErrorList* list : {&errors, &unknown}) {
     const bool as_warning = list == &unknown && options.unknown_fields == UnknownFields::kWarn;

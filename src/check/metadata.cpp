@@ -1,6 +1,8 @@
 #include "check/metadata.hpp"
 
+#include <algorithm>
 #include <array>
+#include <span>
 #include <string_view>
 
 #include "api/object.hpp"
@@ -26,8 +28,8 @@ constexpr std::array<std::string_view, 16> kObjectMetaFields = {"name",
                                                                 "finalizers",
                                                                 "managedFields",
                                                                 "clusterName"};
-constexpr std::array<std::string_view, 5> kTopLevelFields = {"apiVersion", "kind", "metadata",
-                                                             "spec", "status"};
+constexpr std::array<std::string_view, 3> kObjectFields = {"apiVersion", "kind", "metadata"};
+constexpr std::array<std::string_view, 2> kSpecAndStatus = {"spec", "status"};
 
 template <std::size_t N>
 bool listed(const std::array<std::string_view, N>& names, std::string_view name) {
@@ -70,11 +72,16 @@ void prune_nulls(JsonValue& value) {
   if (out != value.MemberEnd()) value.EraseMember(out, value.MemberEnd());
 }
 
-void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields,
-                          ErrorList& errors) {
+void check_unknown_fields(const JsonValue& object, const Kind& kind, ErrorList& errors) {
+  const UnknownFieldWalk spec_fields = kind.spec_fields;
+  const std::span<const std::string_view> top =
+      kind.top_level_fields.empty() ? std::span<const std::string_view>(kSpecAndStatus)
+                                    : kind.top_level_fields;
   for (auto it = object.MemberBegin(); it != object.MemberEnd(); ++it) {
     const std::string_view name = view(it->name);
-    if (listed(kTopLevelFields, name)) continue;
+    if (listed(kObjectFields, name) || std::find(top.begin(), top.end(), name) != top.end()) {
+      continue;
+    }
     const FieldPath path = FieldPath::root(name);
     errors.forbidden(rules::kKU1, path, "unknown field: the schema does not declare it");
   }

@@ -23,7 +23,8 @@ enum class UnknownFields { kError, kWarn, kIgnore };
 
 // K-U1: the fields of `object` that its kind's schema does not declare (the top level, metadata,
 // and for PropagationPolicy / ClusterPropagationPolicy the whole spec), as errors.
-// `spec_fields`: the kind's spec walk (the kind table's), nullptr when its spec is not walked.
-void check_unknown_fields(const JsonValue& object, UnknownFieldWalk spec_fields, ErrorList& errors);
+// The kind's top-level fields (Kind::top_level_fields; spec and status when it lists none) and its
+// spec walk (Kind::spec_fields, nullptr when its spec is not walked).
+void check_unknown_fields(const JsonValue& object, const Kind& kind, ErrorList& errors);
 
 }  // namespace kpw::check

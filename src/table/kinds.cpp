@@ -155,6 +155,8 @@ const Kind kWork{.group = karmada::kWorkGroup,
                  .crd_defaults = {},
                  .spec_fields = nullptr};
 
+constexpr std::array<std::string_view, 1> kWebhooksField = {"webhooks"};
+
 const Kind kResourceInterpreterWebhookConfiguration{
     .group = karmada::kConfigGroup,
     .versions = kV1alpha1,
@@ -162,7 +164,8 @@ const Kind kResourceInterpreterWebhookConfiguration{
     .resource = "resourceinterpreterwebhookconfigurations",
     .namespaced = false,
     .crd_defaults = {},
-    .spec_fields = nullptr};
+    .spec_fields = nullptr,
+    .top_level_fields = kWebhooksField};
 
 const Kind kMultiClusterIngress{.group = karmada::kNetworkingGroup,
                                 .versions = kV1alpha1,

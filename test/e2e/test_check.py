@@ -386,6 +386,26 @@ def test_bindings(env):
               o["name"], got, o["errors"])
 
 
+def test_networking_and_interpreter_configurations(env):
+    """MultiClusterService, MultiClusterIngress and ResourceInterpreterWebhookConfiguration files:
+    judged as the webhook judges them (MCS-1 on a name the API server admits, RIWC-9), and a
+    configuration's top-level `webhooks` is its schema's, not an unknown field (K-U1)."""
+    code, out, _ = env.check("networking-config")
+    check(code == 1, "exit %d, expected 1", code)
+    want = [
+        'networking-config/objects.yaml:19:3: MultiClusterService/storefront.v2: metadata.name: Invalid '
+        'value: "storefront.v2": a DNS-1035 label must consist of lower case alphanumeric characters or '
+        "'-', start with an alphabetic character, and end with an alphanumeric character (e.g. 'my-name',  "
+        "or 'abc-123', regex used for validation is '[a-z]([-a-z0-9]*[a-z0-9])?') [MCS-1]",
+        "networking-config/objects.yaml:64:7: ResourceInterpreterWebhookConfiguration/broken-interpreter: "
+        "webhooks[0].clientConfig.url: Invalid value: \"http\": 'https' is the only allowed URL scheme; "
+        "desired format: https://host[/path] [RIWC-9]",
+        "5 objects: 3 valid, 2 invalid (2 denied by upstream too, 0 only by our strict rules), 0 skipped, "
+        "0 warnings",
+    ]
+    check(lines(out) == want, "output:\n%s", out)
+
+
 def test_works(env):
     """Works (/mutate-work, W-1…W-13): a manifest the webhook refuses (W-5, W-2: code 400) is an
     error at its field; a valid Work is stored as the webhook stores it, and the stored Work needs
@@ -433,6 +453,7 @@ def test_works(env):
 
 
 TESTS = [
+    test_networking_and_interpreter_configurations,
     test_works,
     test_allow_no_execute_taint_policy,
     test_bindings,
