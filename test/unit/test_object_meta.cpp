@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "admission/field_error.hpp"
+#include "doc_support.hpp"
 #include "json/json.hpp"
 #include "validators/object_meta.hpp"
 
@@ -25,24 +26,12 @@ using kpw::ObjectMetaOptions;
 namespace rules = kpw::rules;
 using kpw::rule_id;
 
+using kpw::test::Doc;
+using kpw::test::lines;
+
 namespace {
 
-struct Doc {
-  std::unique_ptr<JsonArena> arena = std::make_unique<JsonArena>();
-  std::string text;
-  explicit Doc(std::string_view json) : text(json) { REQUIRE(arena->parse_in_place(text).ok); }
-  const JsonValue& root() { return arena->document(); }
-};
-
 using Lines = std::vector<std::string>;
-
-Lines lines(const ErrorList& errors) {
-  Lines out;
-  for (const FieldError& e : errors.errors()) {
-    out.push_back(std::string(rule_id(e.rule)) + " " + e.text());
-  }
-  return out;
-}
 
 // FederatedHPA's options: a DNS-1123 subdomain name, a required namespace.
 ObjectMetaOptions fhpa() { return ObjectMetaOptions{}; }

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "admission/field_error.hpp"
+#include "doc_support.hpp"
 #include "json/json.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/propagation_policy_schema.hpp"
@@ -29,24 +30,10 @@ using kpw::schema::Node;
 using kpw::schema::Rules;
 using kpw::schema::Type;
 
+using kpw::test::Doc;
+using kpw::test::lines;
+
 namespace {
-
-// A parsed document that lives as long as the test needs it.
-struct Doc {
-  std::unique_ptr<JsonArena> arena = std::make_unique<JsonArena>();
-  std::string text;
-  explicit Doc(std::string_view json) : text(json) { REQUIRE(arena->parse_in_place(text).ok); }
-  const JsonValue& root() { return arena->document(); }
-};
-
-// `<rule> <field>: <body>` for each error, in order.
-std::vector<std::string> lines(const ErrorList& errors) {
-  std::vector<std::string> out;
-  for (const FieldError& e : errors.errors()) {
-    out.push_back(std::string(rule_id(e.rule)) + " " + e.text());
-  }
-  return out;
-}
 
 // Test rules: a distinct rule per check kind, so a test sees which kind reported.
 constexpr Rules kRules = {.type = rules::kSC1,
