@@ -66,10 +66,17 @@ inline constexpr std::string_view kNetworkingGroup = "networking.karmada.io";
 inline constexpr std::string_view kMultiClusterService = "MultiClusterService";
 inline constexpr std::string_view kMultiClusterIngress = "MultiClusterIngress";
 
+// autoscaling.karmada.io
+inline constexpr std::string_view kAutoscalingGroup = "autoscaling.karmada.io";
+inline constexpr std::string_view kFederatedHPA = "FederatedHPA";
+inline constexpr std::string_view kCronFederatedHPA = "CronFederatedHPA";
+
 // config.karmada.io
 inline constexpr std::string_view kConfigGroup = "config.karmada.io";
 inline constexpr std::string_view kResourceInterpreterWebhookConfiguration =
     "ResourceInterpreterWebhookConfiguration";
+inline constexpr std::string_view kResourceInterpreterCustomization =
+    "ResourceInterpreterCustomization";
 inline constexpr std::string_view kMcsPermanentIdLabel =
     "multiclusterservice.karmada.io/permanent-id";
 

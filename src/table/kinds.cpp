@@ -183,6 +183,30 @@ const Kind kMultiClusterService{.group = karmada::kNetworkingGroup,
                                 .crd_defaults = {},
                                 .spec_fields = nullptr};
 
+const Kind kFederatedHPA{.group = karmada::kAutoscalingGroup,
+                         .versions = kV1alpha1,
+                         .kind = karmada::kFederatedHPA,
+                         .resource = "federatedhpas",
+                         .namespaced = true,
+                         .crd_defaults = {},
+                         .spec_fields = nullptr};
+
+const Kind kCronFederatedHPA{.group = karmada::kAutoscalingGroup,
+                             .versions = kV1alpha1,
+                             .kind = karmada::kCronFederatedHPA,
+                             .resource = "cronfederatedhpas",
+                             .namespaced = true,
+                             .crd_defaults = {},
+                             .spec_fields = nullptr};
+
+const Kind kResourceInterpreterCustomization{.group = karmada::kConfigGroup,
+                                             .versions = kV1alpha1,
+                                             .kind = karmada::kResourceInterpreterCustomization,
+                                             .resource = "resourceinterpretercustomizations",
+                                             .namespaced = false,
+                                             .crd_defaults = {},
+                                             .spec_fields = nullptr};
+
 }  // namespace table
 
 namespace {
@@ -202,6 +226,9 @@ constexpr auto kKinds = std::to_array<const Kind*>({
     &table::kMultiClusterIngress,
     &table::kMultiClusterService,
     &table::kResourceInterpreterWebhookConfiguration,
+    &table::kFederatedHPA,
+    &table::kCronFederatedHPA,
+    &table::kResourceInterpreterCustomization,
 });
 }  // namespace
 

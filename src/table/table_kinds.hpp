@@ -20,5 +20,8 @@ extern const Kind kWork;
 extern const Kind kMultiClusterService;
 extern const Kind kMultiClusterIngress;
 extern const Kind kResourceInterpreterWebhookConfiguration;
+extern const Kind kFederatedHPA;
+extern const Kind kCronFederatedHPA;
+extern const Kind kResourceInterpreterCustomization;
 
 }  // namespace kpw::table
