@@ -118,7 +118,7 @@ bool check_label_map(Rule key_rule, Rule value_rule, const JsonValue& labels, co
   for_each_entry(labels, order, [&](const JsonValue::Member& m) {
     const std::string_view key = view(m.name);
     const FieldPath entry = path.key(key);
-    for (std::string_view problem : check_label_key(key)) {
+    for (std::string_view problem : check_qualified_name(key)) {
       errors.invalid(rule, entry, key, problem);
       ok = false;
     }

@@ -202,7 +202,7 @@ void check_finalizers(const JsonValue* metadata, const FieldPath& path, ErrorLis
       continue;
     }
     const std::string_view name = view(f);
-    for (std::string_view p : check_label_key(name)) errors.invalid(rules::kKM4, item, name, p);
+    for (std::string_view p : check_qualified_name(name)) errors.invalid(rules::kKM4, item, name, p);
     orphan = orphan || name == "orphan";
     foreground = foreground || name == "foregroundDeletion";
   }

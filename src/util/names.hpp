@@ -30,11 +30,9 @@ NameProblems check_dns1035_label(std::string_view value);
 NameProblems check_dns1123_subdomain(std::string_view value);
 // Qualified name (label key): optional DNS-1123 subdomain prefix and '/', then a name part of
 // 1..63 bytes of [A-Za-z0-9-_.], alphanumeric at both ends. Messages as
-// k8s.io/apimachinery IsQualifiedName gives them ("" yields two).
+// k8s.io/apimachinery IsQualifiedName gives them in upstream's binary ("" yields two; more than
+// one '/' is `a valid label key must consist of …`, its one wording for every qualified name).
 NameProblems check_qualified_name(std::string_view value);
-// A label key: the same grammar, with IsLabelKey's message for more than one '/' (`a valid label
-// key must consist of …`), as Kubernetes checks the keys of a label map.
-NameProblems check_label_key(std::string_view value);
 // Label value: empty, or at most 63 bytes of [A-Za-z0-9-_.], alphanumeric at both ends
 // (k8s.io/apimachinery IsValidLabelValue).
 NameProblems check_label_value(std::string_view value);

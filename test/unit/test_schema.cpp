@@ -139,7 +139,7 @@ TEST_CASE("schema: string formats") {
   CHECK(got[0].rfind("K-M2 spec.items[0].id: Invalid value: \"A\": a lowercase RFC 1123 label",
                      0) == 0);
   CHECK(got[1].rfind("K-M2 spec.tags[0]: Invalid value: \"-x\": a valid label must be", 0) == 0);
-  CHECK(got[2].rfind("K-M2 spec.key: Invalid value: \"a/b/c\": a qualified name must", 0) == 0);
+  CHECK(got[2].rfind("K-M2 spec.key: Invalid value: \"a/b/c\": a valid label key must", 0) == 0);
   CHECK(got[3].rfind("K-M2 spec.host: Invalid value: \"a..b\": a lowercase RFC 1123 subdomain",
                      0) == 0);
 }
