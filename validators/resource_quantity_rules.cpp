@@ -82,6 +82,14 @@ ResourceKind classify(std::string_view name, bool qualified) {
 
 }  // namespace
 
+bool is_standard_resource_name(std::string_view name) {
+  return classify(name, /*qualified=*/false).standard;
+}
+
+bool is_extended_resource_name(std::string_view name, bool qualified) {
+  return is_extended_resource(name, qualified);
+}
+
 // Q-3 only when Q-2 passes; Q-4 for any name without `/`.
 CheckedResourceName check_resource_name(const ResourceRules& r, std::string_view name,
                                         const FieldPath& path, ErrorList& errors) {

@@ -92,6 +92,11 @@ struct ResourceKind {
   bool integer = false;   // IsIntegerResourceName
 };
 
+// Kubernetes' IsStandardResourceName (hugepages included).
+bool is_standard_resource_name(std::string_view name);
+// IsExtendedResourceName for a name already checked as a qualified name (`qualified`: it is one).
+bool is_extended_resource_name(std::string_view name, bool qualified);
+
 // A resource name checked: what it is, and whether it broke none of Q-2…Q-4 (then it breaks none
 // wherever it appears again: those rules read the name alone).
 struct CheckedResourceName {

@@ -10,6 +10,7 @@
 #include "api/karmada.hpp"
 #include "converters/bindings.hpp"
 #include "mutators/binding.hpp"
+#include "mutators/federated_hpa.hpp"
 #include "mutators/multi_cluster_service.hpp"
 #include "mutators/override_policy.hpp"
 #include "mutators/propagation_policy.hpp"
@@ -22,6 +23,7 @@
 #include "util/json_text.hpp"
 #include "validators/cluster_taint_policy.hpp"
 #include "validators/deletion_protection.hpp"
+#include "validators/federated_hpa.hpp"
 #include "validators/federated_resource_quota.hpp"
 #include "validators/multi_cluster_ingress.hpp"
 #include "validators/multi_cluster_service.hpp"
@@ -40,6 +42,7 @@ using table::kClusterOverridePolicy;
 using table::kClusterPropagationPolicy;
 using table::kClusterResourceBinding;
 using table::kClusterTaintPolicy;
+using table::kFederatedHPA;
 using table::kFederatedResourceQuota;
 using table::kMultiClusterIngress;
 using table::kMultiClusterService;
@@ -243,6 +246,24 @@ constexpr auto kRoutes = std::to_array<Route>({
      .entry = {.name = "multiclusteringress.karmada-policy-webhook.karmada.io",
                .upstream_name = "multiclusteringress.karmada.io"}},
     // The mutator reads oldObject on UPDATE for D-ID, as the Work's.
+    {.path = "/mutate-federatedhpa",
+     .mutating = true,
+     .kinds = kKindsOf<&kFederatedHPA>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &mutate_federated_hpa,
+     .rules = {},
+     .entry = {.name = "federatedhpa.karmada-policy-webhook.karmada.io",
+               .upstream_name = "autoscaling.karmada.io"}},
+    {.path = "/validate-federatedhpa",
+     .mutating = false,
+     .kinds = kKindsOf<&kFederatedHPA>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_federated_hpa,
+     .rules = rules::kFederatedHPARules,
+     .entry = {.name = "federatedhpa.karmada-policy-webhook.karmada.io",
+               .upstream_name = "federatedhpa.karmada.io"}},
     {.path = "/mutate-multiclusterservice",
      .mutating = true,
      .kinds = kKindsOf<&kMultiClusterService>,

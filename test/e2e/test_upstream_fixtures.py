@@ -29,7 +29,8 @@ from harness import check  # noqa: E402
 
 PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice",
          "/mutate-multiclusterservice", "/validate-multiclusteringress",
-         "/validate-resourceinterpreterwebhookconfiguration"]
+         "/validate-resourceinterpreterwebhookconfiguration", "/mutate-federatedhpa",
+         "/validate-federatedhpa"]
 FIELDS = ("allowed", "code", "reason", "message")
 
 NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
@@ -41,6 +42,8 @@ STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the
                  "what its Go type decodes (the API server's schema refuses it first)")
 DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 (strict) name the field of the wrong type "
           "(403); upstream cannot decode the object (400, Go's decoding error)")
+OURS_STRICT = (("allowed", "code", "message", "reason"), "D-H1 / D-H2 (strict, ours): a negative "
+               "tolerance, a metric selector that is no label selector; upstream validates neither")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
     ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
@@ -58,6 +61,11 @@ DIFFERENCES = {
     ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-S1a-port-of-wrong-type.json"): DECODE,
     ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-S1b-webhooks-absent.json"):
         STRICT_SCHEMA,
+    ("/validate-federatedhpa", "FH-S1a-max-replicas-absent.json"): (
+        "message", "FH-S1 (strict) adds the CRD's Required to upstream's FH-3 (Go's 0)"),
+    ("/validate-federatedhpa", "FH-S1b-quantity-not-parsing.json"): DECODE,
+    ("/validate-federatedhpa", "D-H1a-negative-tolerance.json"): OURS_STRICT,
+    ("/validate-federatedhpa", "D-H2a-selector-invalid.json"): OURS_STRICT,
 }
 
 
