@@ -160,6 +160,14 @@ def specs(kind, u):
                 hooks("https://interpreter.example.com/r?x=" + u),
                 {"/webhooks/0/clientConfig/url": "https://interpreter.example.com/" + u},
                 "webhooks[0].clientConfig.url", "RIWC-9")
+    if kind == "FederatedHPA":  # FH-5; the mutator adds minReplicas and the CPU metric
+        return ({"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                    "name": "web-" + u}, "maxReplicas": 5},
+                {"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                    "name": "web/" + u}, "maxReplicas": 5},
+                {"/spec/minReplicas": 1, "/spec/metrics/0/resource/name": "cpu",
+                 "/spec/scaleTargetRef/name": "web-" + u},
+                "spec.scaleTargetRef.name", "FH-5")
     raise AssertionError("no objects for kind %s: add them to specs()" % kind)
 
 

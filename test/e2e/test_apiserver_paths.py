@@ -218,6 +218,60 @@ CASES = {
         obj("MultiClusterService", "mcs.invalid", {"types": ["CrossCluster"]}, True,
             group="networking.karmada.io"),
         "metadata.name", "MCS-1"),
+    # FH-M1…FH-M4 fill the defaults; FH-M5 keeps the tolerance upstream's mutator drops (written
+    # as Kubernetes writes a quantity: 0.05 is 50m). The invalid one breaks FH-4.
+    "FederatedHPA": (
+        obj("FederatedHPA", "fhpa-valid", {"scaleTargetRef": DEPLOYMENT, "maxReplicas": 10,
+            "behavior": {"scaleUp": {"tolerance": "0.05", "policies": [
+                {"type": "Pods", "value": 2, "periodSeconds": 30}]}}}, True,
+            group="autoscaling.karmada.io"),
+        {"/spec/minReplicas": 1, "/spec/metrics/0/resource/name": "cpu",
+         "/spec/metrics/0/resource/target/averageUtilization": 80,
+         "/spec/behavior/scaleUp/tolerance": "50m", "/spec/behavior/scaleUp/selectPolicy": "Max",
+         "/spec/behavior/scaleUp/stabilizationWindowSeconds": 0,
+         "/spec/behavior/scaleUp/policies": [{"type": "Pods", "value": 2, "periodSeconds": 30}],
+         "/spec/behavior/scaleDown/policies/0/type": "Percent"},
+        obj("FederatedHPA", "fhpa-invalid", {"scaleTargetRef": DEPLOYMENT, "minReplicas": 5,
+            "maxReplicas": 2}, True, group="autoscaling.karmada.io"),
+        "spec.maxReplicas", "FH-4"),
+}
+
+
+def fhpa(name, **spec):
+    return obj("FederatedHPA", name, dict({"scaleTargetRef": DEPLOYMENT, "maxReplicas": 10},
+                                          **spec), True, group="autoscaling.karmada.io")
+
+
+def pods_metric(selector):
+    return [{"type": "Pods", "pods": {"metric": {"name": "rps", "selector": selector},
+                                      "target": {"type": "AverageValue", "averageValue": "1"}}}]
+
+
+# Beyond the one invalid object of each kind: one per further rule family, each refused by our
+# entry with kubectl's text naming the field (the API server's schema admits every one of them).
+FAMILIES = {
+    "FederatedHPA": [
+        (fhpa("fhpa-fh5", scaleTargetRef={"kind": "Deployment", "name": "a/b"}),
+         "spec.scaleTargetRef.name", "FH-5"),
+        (fhpa("fhpa-fh7", metrics=[{"type": "External", "external": {
+            "metric": {"name": "queue"}, "target": {"type": "Value", "value": "10"}}}]),
+         "spec.metrics[0].type", "FH-7"),
+        (fhpa("fhpa-fh13", metrics=[{"type": "ContainerResource", "containerResource": {
+            "name": "foo", "container": "app", "target": {"type": "AverageValue",
+                                                          "averageValue": "1"}}}]),
+         "spec.metrics[0].containerResource.name", "FH-13"),
+        (fhpa("fhpa-fh14", metrics=[{"type": "Resource", "resource": {"name": "cpu", "target": {
+            "type": "Utilization", "averageUtilization": 0}}}]),
+         "spec.metrics[0].resource.target.averageUtilization", "FH-14"),
+        (fhpa("fhpa-fh15", behavior={"scaleUp": {"policies": [
+            {"type": "Pods", "value": 1, "periodSeconds": 1801}]}}),
+         "spec.behavior.scaleUp.policies[0].periodSeconds", "FH-15"),
+        (fhpa("fhpa-dh1", behavior={"scaleDown": {"tolerance": "-1"}}),
+         "spec.behavior.scaleDown.tolerance", "D-H1"),
+        (fhpa("fhpa-dh2", metrics=pods_metric({"matchExpressions": [
+            {"key": "tier", "operator": "Equals", "values": ["a"]}]})),
+         "spec.metrics[0].pods.metric.selector.matchExpressions[0].operator", "D-H2"),
+    ],
 }
 
 # How kubectl begins the refusal of each kind: a denial (code 403) carries reason Forbidden; a
@@ -324,6 +378,17 @@ def test_invalid_objects_are_refused_by_our_entry(api, webhook, rows):
     check(not problems, "\n  ".join(problems))
 
 
+def test_each_rule_family_is_refused(api, webhook, rows):
+    problems = []
+    for row in rows:
+        for invalid, field, rule in FAMILIES.get(row.kind, []):
+            got = denial_problems(api, row, invalid, field)
+            problems += ["%s (%s, %s): %s" % (row.kind, row.validate_path, rule, p) for p in got]
+            if not got:
+                print("  %-24s denied at %s [%s]" % (row.kind, field, rule), flush=True)
+    check(not problems, "\n  ".join(problems))
+
+
 def test_metrics_count_what_the_api_server_sent(api, webhook, rows):
     """Every path saw at least one request, each denial counted under its rule."""
     status, body = harness_get(webhook.metrics_port, "/metrics")
@@ -383,6 +448,7 @@ def run(args, api):
             return harness.run_tests([test_every_kind_has_a_case,
                                       test_valid_objects_are_stored_mutated,
                                       test_invalid_objects_are_refused_by_our_entry,
+                                      test_each_rule_family_is_refused,
                                       test_metrics_count_what_the_api_server_sent,
                                       test_a_broken_manifest_is_caught], api, webhook, rows)
         finally:
