@@ -187,6 +187,8 @@ BENCHMARK_CAPTURE(BM_Review, ctp_allowed, "ctp-review.json", "/validate-clustert
 // host, three paths of each pathType, service and resource backends.
 BENCHMARK_CAPTURE(BM_Review, mcs_allowed, "mcs-review.json", "/validate-multiclusterservice", true);
 BENCHMARK_CAPTURE(BM_Review, mci_allowed, "mci-review.json", "/validate-multiclusteringress", true);
+// FederatedHPA: five metrics of the four sources (a selector, quantities), behavior both ways.
+BENCHMARK_CAPTURE(BM_Review, fhpa_allowed, "fhpa-review.json", "/validate-federatedhpa", true);
 
 }  // namespace
 
@@ -199,4 +201,6 @@ BENCHMARK_CAPTURE(BM_Review, op_mutate, "op-review.json", "/mutate-overridepolic
 BENCHMARK_CAPTURE(BM_Review, work_mutate, "work-review.json", "/mutate-work", true);
 // The same MultiClusterService: its id kept, nothing to change (no patch).
 BENCHMARK_CAPTURE(BM_Review, mcs_mutate, "mcs-review.json", "/mutate-multiclusterservice", true);
+// The same FederatedHPA: minReplicas defaulted (FH-M1), the quantities already canonical.
+BENCHMARK_CAPTURE(BM_Review, fhpa_mutate, "fhpa-review.json", "/mutate-federatedhpa", true);
 BENCHMARK_MAIN();

@@ -60,6 +60,7 @@
 #   instructions      callgrind: instructions per review of kpw::handle_http (inclusive Ir /
 #                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate,
 #                     op_allowed,op_mutate,frq_allowed,frq_denied,mcs_allowed,mci_allowed,
+#                     fhpa_allowed,fhpa_mutate,
 #                     work_mutate}, one valgrind per
 #                     core at once;
 #                     deterministic: the same binary gives the same count
@@ -238,6 +239,9 @@ frq_body="$here/frq-review.json"
 # three paths of each pathType, service and resource backends), both allowed.
 mcs_body="$here/mcs-review.json"
 mci_body="$here/mci-review.json"
+# A FederatedHPA of five metrics of the four sources and behavior, minReplicas left to the
+# mutator (one op): allowed on both paths.
+fhpa_body="$here/fhpa-review.json"
 # A ~20 KB Work as the binding controller creates one (a Deployment, its Service and ConfigMap):
 # /mutate-work's body, and the ceiling's for its ratio (the ceiling reads every body it is sent, so
 # a 20 KB body against the 2.4 KB one would compare TLS reads, not webhooks).
@@ -560,6 +564,8 @@ if want load; then
   check_answer real /mutate-work "$(uid_of "$work_body")" patch "$work_body"
   check_answer real /validate-multiclusterservice "$(uid_of "$mcs_body")" "" "$mcs_body"
   check_answer real /validate-multiclusteringress "$(uid_of "$mci_body")" "" "$mci_body"
+  check_answer real /validate-federatedhpa "$(uid_of "$fhpa_body")" "" "$fhpa_body"
+  check_answer real /mutate-federatedhpa "$(uid_of "$fhpa_body")" patch "$fhpa_body"
   tls="$(timeout 10 openssl s_client -connect "127.0.0.1:${port[real]}" </dev/null 2>/dev/null |
     sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
             s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
@@ -570,18 +576,20 @@ if want load; then
 
   # ---- keep-alive load: ROUNDS rounds, order rotated ----
   targets=(validating mutating ceiling op-validating op-mutating frq-validating mcs-validating
-    mci-validating work-mutating ceiling-work)
+    mci-validating fhpa-validating fhpa-mutating work-mutating ceiling-work)
   declare -A t_server=([validating]=real [mutating]=real [ceiling]=ceiling [op-validating]=real
     [op-mutating]=real [frq-validating]=real [mcs-validating]=real [mci-validating]=real
-    [work-mutating]=real [ceiling-work]=ceiling)
+    [fhpa-validating]=real [fhpa-mutating]=real    [work-mutating]=real [ceiling-work]=ceiling)
   declare -A t_path=([validating]="$validate_path" [mutating]="$mutate_path" [ceiling]="$validate_path"
     [op-validating]=/validate-overridepolicy [op-mutating]=/mutate-overridepolicy
     [frq-validating]=/validate-federatedresourcequota [mcs-validating]=/validate-multiclusterservice
     [mci-validating]=/validate-multiclusteringress [work-mutating]=/mutate-work
+    [fhpa-validating]=/validate-federatedhpa [fhpa-mutating]=/mutate-federatedhpa
     [ceiling-work]="$validate_path")
   declare -A t_body=([validating]="$body" [mutating]="$body" [ceiling]="$body" [op-validating]="$op_body"
     [op-mutating]="$op_mutate_body" [frq-validating]="$frq_body" [mcs-validating]="$mcs_body"
-    [mci-validating]="$mci_body" [work-mutating]="$work_body" [ceiling-work]="$work_body")
+    [mci-validating]="$mci_body" [work-mutating]="$work_body" [ceiling-work]="$work_body"
+    [fhpa-validating]="$fhpa_body" [fhpa-mutating]="$fhpa_body")
   declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
 
   echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
@@ -743,7 +751,7 @@ if want review; then
   # PP, CPP and the other kinds with a keep-alive target (OP, FRQ); not op_denied or ctp_allowed:
   # each count is a valgrind run of a second or more, and the smoke runs them all.
   reviews=(pp_allowed pp_denied cpp_allowed pp_mutate op_allowed op_mutate frq_allowed frq_denied
-    mcs_allowed mci_allowed work_mutate)
+    mcs_allowed mci_allowed fhpa_allowed fhpa_mutate work_mutate)
   declare -A ir=() ir_calls=() ir_each=()
   echo "== instructions per review: callgrind, inclusive Ir of kpw::handle_http / its calls"
   if [ -n "$callgrind_note" ]; then
@@ -1151,7 +1159,7 @@ if want load; then
       "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}"
   done
   for t in validating mutating op-validating op-mutating frq-validating mcs-validating \
-    mci-validating; do
+    mci-validating fhpa-validating fhpa-mutating; do
     printf "$fmt" "$t/ceiling" "$(ratio "${m_rps[$t]}" "${m_rps[ceiling]}")" "" \
       "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
       "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
@@ -1214,6 +1222,8 @@ if [ -f "$bench_json" ]; then
               "BM_Review/ctp_allowed:ClusterTaintPolicy, allowed:" \
               "BM_Review/mcs_allowed:MultiClusterService, allowed:mcs_allowed" \
               "BM_Review/mci_allowed:MultiClusterIngress, allowed:mci_allowed" \
+              "BM_Review/fhpa_allowed:FederatedHPA, allowed:fhpa_allowed" \
+              "BM_Review/fhpa_mutate:FederatedHPA, mutate (FH-M1):fhpa_mutate" \
               "BM_Review/mcs_mutate:MultiClusterService, mutate (no patch):" \
               "BM_Review/work_mutate:Work, mutate (CREATE, 3 manifests):work_mutate"; do
     IFS=: read -r name label key <<<"$pair"
@@ -1265,7 +1275,8 @@ printf "$fmt" "mutating req/s, keep-alive" "$(int "${m_rps[mutating]:-n/a}")" \
   "$(int "${m_rps[ceiling]:-n/a}")" "$r_mut" ">= 0.70x" "$(met "$r_mut" 0.7 '>=')"
 # The other kinds against the same ceiling and PP's targets (validating 0.85, mutating 0.70); the
 # Work against the ceiling fed the same ~20 KB body (0.85).
-for t in op-validating op-mutating frq-validating mcs-validating mci-validating work-mutating; do
+for t in op-validating op-mutating frq-validating mcs-validating mci-validating fhpa-validating \
+  fhpa-mutating work-mutating; do
   c=ceiling
   t_min=0.85
   if [[ "$t" == *-mutating ]]; then t_min=0.70; fi
@@ -1275,6 +1286,8 @@ for t in op-validating op-mutating frq-validating mcs-validating mci-validating 
     frq-validating) label="  FRQ validating req/s" ;;
     mcs-validating) label="  MCS validating req/s" ;;
     mci-validating) label="  MCI validating req/s" ;;
+    fhpa-validating) label="  FHPA validating req/s" ;;
+    fhpa-mutating) label="  FHPA mutating req/s" ;;
     work-mutating) label="  Work mutating req/s (20 KB)"; c=ceiling-work; t_min=0.85 ;;
   esac
   r_t="$(ratio "${m_rps[$t]:-n/a}" "${m_rps[$c]:-n/a}")"
@@ -1296,7 +1309,8 @@ m_ns="$(bench_of BM_Review/pp_mutate ns)"
 printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
 printf "$fmt" "mutating review in-process (ns)" "$m_ns" "" "" "< 10000" "$(met "$m_ns" 10000 '<')"
 for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating" \
-  "mcs_allowed:  MCS validating" "mci_allowed:  MCI validating" "work_mutate:  Work mutating"; do
+  "mcs_allowed:  MCS validating" "mci_allowed:  MCI validating" "fhpa_allowed:  FHPA validating" \
+  "fhpa_mutate:  FHPA mutating" "work_mutate:  Work mutating"; do
   IFS=: read -r key label <<<"$pair"
   k_ns="$(bench_of "BM_Review/$key" ns)"
   printf "$fmt" "$label (ns)" "$k_ns" "" "" "< 10000" "$(met "$k_ns" 10000 '<')"
@@ -1306,7 +1320,8 @@ m_allocs="$(bench_of BM_Review/pp_mutate allocs)"
 printf "$fmt" "heap allocations per validating review" "$v_allocs" "" "" "0" "$(met "$v_allocs" 1 '<')"
 printf "$fmt" "heap allocations per mutating review" "$m_allocs" "" "" "0" "$(met "$m_allocs" 1 '<')"
 for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating" \
-  "mcs_allowed:  MCS validating" "mci_allowed:  MCI validating" "work_mutate:  Work mutating"; do
+  "mcs_allowed:  MCS validating" "mci_allowed:  MCI validating" "fhpa_allowed:  FHPA validating" \
+  "fhpa_mutate:  FHPA mutating" "work_mutate:  Work mutating"; do
   IFS=: read -r key label <<<"$pair"
   k_allocs="$(bench_of "BM_Review/$key" allocs)"
   printf "$fmt" "$label (allocations)" "$k_allocs" "" "" "0" "$(met "$k_allocs" 1 '<')"
@@ -1318,6 +1333,8 @@ printf "$fmt" "  OP mutating" "${ir_each[op_mutate]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  FRQ validating" "${ir_each[frq_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  MCS validating" "${ir_each[mcs_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  MCI validating" "${ir_each[mci_allowed]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  FHPA validating" "${ir_each[fhpa_allowed]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  FHPA mutating" "${ir_each[fhpa_mutate]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  Work mutating" "${ir_each[work_mutate]:-n/a}" "" "" "printed" ""
 w_large="$(size_label "${worst[largest_size]:-${worst_sizes[-1]}}")"
 w_small="$(size_label "${worst[smallest_size]:-${worst_sizes[0]}}")"
@@ -1340,7 +1357,8 @@ if want load; then
     "(per round: $(ratio_rounds ka_rps validating ceiling | paste -sd ' ' -))"
   echo "    mutating/ceiling req/s    $(ratio_rounds ka_rps mutating ceiling | spread)" \
     "(per round: $(ratio_rounds ka_rps mutating ceiling | paste -sd ' ' -))"
-  for t in op-validating op-mutating frq-validating mcs-validating mci-validating; do
+  for t in op-validating op-mutating frq-validating mcs-validating mci-validating fhpa-validating \
+    fhpa-mutating; do
     printf '    %-28s %s %s\n' "$t/ceiling req/s" "$(ratio_rounds ka_rps "$t" ceiling | spread)" \
       "(per round: $(ratio_rounds ka_rps "$t" ceiling | paste -sd ' ' -))"
   done

@@ -40,6 +40,7 @@ CRB = ("work.karmada.io", "v1alpha2", "ClusterResourceBinding", "clusterresource
 WORK = ("work.karmada.io", "v1alpha1", "Work", "works")
 MCS = ("networking.karmada.io", "v1alpha1", "MultiClusterService", "multiclusterservices")
 MCI = ("networking.karmada.io", "v1alpha1", "MultiClusterIngress", "multiclusteringresses")
+FHPA = ("autoscaling.karmada.io", "v1alpha1", "FederatedHPA", "federatedhpas")
 RIWC = ("config.karmada.io", "v1alpha1", "ResourceInterpreterWebhookConfiguration",
         "resourceinterpreterwebhookconfigurations")
 
@@ -856,6 +857,50 @@ def webhook_urls_long(n, _):
 
 RIWC_SHAPES = [webhooks_alike, webhook_lists_long, webhook_urls_long]
 
+def federated_hpa(spec):
+    obj = {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "FederatedHPA",
+           "metadata": {"name": "hostile", "namespace": "tenant"},
+           "spec": dict({"scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment",
+                                            "name": "web"}, "maxReplicas": 10}, **spec)}
+    return review(FHPA, obj, "tenant")
+
+
+def fh_metrics_invalid(n, _):
+    """n metrics each breaking many rules: type Pods with an object source too (FH-8, FH-9), the
+    object judged: a bad described object (FH-10), a bad metric name, a selector breaking D-H2, a
+    target of an unknown type with negative quantities (FH-14)."""
+    return federated_hpa({"metrics": [{"type": "Pods", "object": {
+        "describedObject": {"kind": "..", "name": "a/b%"}, "metric": {"name": "m/%", "selector": {
+            "matchLabels": {"Bad Key": "bad value"}, "matchExpressions": [
+                {"key": "a/b/c", "operator": "Equals", "values": ["x y"]}]}},
+        "target": {"type": "Bad", "value": "-1.5Gi", "averageValue": "-0.5"}},
+        "resource": {"name": "", "target": {"type": ""}}} for _ in range(n)]})
+
+
+def fh_metrics_valid(n, _):
+    """n valid metrics of the four sources (50 000 in 3 MiB): the whole walk, nothing to report;
+    the mutator rewrites every quantity ("1000m" is "1")."""
+    kinds = [{"type": "Resource", "resource": {"name": "cpu", "target": {
+                 "type": "Utilization", "averageUtilization": 60}}},
+             {"type": "Pods", "pods": {"metric": {"name": "rps", "selector": {"matchLabels": {
+                 "app": "web"}}}, "target": {"type": "AverageValue", "averageValue": "1000m"}}},
+             {"type": "Object", "object": {"describedObject": {"kind": "Ingress", "name": "web"},
+                 "metric": {"name": "rps"}, "target": {"type": "Value", "value": "0.5"}}},
+             {"type": "ContainerResource", "containerResource": {"name": "memory", "container": "app",
+                 "target": {"type": "AverageValue", "averageValue": "512Mi"}}}]
+    return federated_hpa({"metrics": [kinds[i % 4] for i in range(n)]})
+
+
+def fh_policies_invalid(n, _):
+    """behavior with n policies in each direction, each breaking every FH-15 check, a negative
+    tolerance (D-H1), and the defaults to fill in."""
+    bad = [{"type": "X", "value": 0, "periodSeconds": 1801} for _ in range(n)]
+    return federated_hpa({"behavior": {"scaleUp": {"policies": bad, "tolerance": "-1"},
+                                       "scaleDown": {"policies": bad, "selectPolicy": "Foo"}}})
+
+
+FHPA_SHAPES = [fh_metrics_invalid, fh_metrics_valid, fh_policies_invalid]
+
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
     ("/validate-propagationpolicy", False, POLICY_SHAPES),
@@ -885,6 +930,8 @@ CATALOGUE = [
     ("/validate-resourceinterpreterwebhookconfiguration", None, RIWC_SHAPES),
     ("/validate-multiclusterservice", None, MCS_SHAPES),
     ("/mutate-multiclusterservice", None, MCS_SHAPES),
+    ("/validate-federatedhpa", None, FHPA_SHAPES),
+    ("/mutate-federatedhpa", None, FHPA_SHAPES),
 ]
 
 
