@@ -406,6 +406,26 @@ def test_networking_and_interpreter_configurations(env):
     check(lines(out) == want, "output:\n%s", out)
 
 
+def test_federated_hpas(env):
+    """FederatedHPA files, mutated then judged as the webhook chain does: defaults filled (no
+    error for an HPA without metrics or a scaleDown without policies), a quantity shown as the
+    mutator writes it (-0.1 is -100m), upstream's rules (FH-4, FH-7) and ours (D-H1)."""
+    code, out, _ = env.check("autoscaling")
+    check(code == 1, "exit %d, expected 1", code)
+    want = [
+        "autoscaling/objects.yaml:51:3: FederatedHPA/search: spec.maxReplicas: Invalid value: 2: "
+        "must be greater than or equal to `minReplicas` [FH-4]",
+        'autoscaling/objects.yaml:53:7: FederatedHPA/search: spec.metrics[0].type: Unsupported '
+        'value: "External": supported values: "ContainerResource", "Object", "Pods", "Resource" '
+        "[FH-7]",
+        'autoscaling/objects.yaml:62:7: FederatedHPA/search: spec.behavior.scaleUp.tolerance: '
+        'Invalid value: "-100m": must be greater than or equal to zero [D-H1]',
+        "3 objects: 2 valid, 1 invalid (1 denied by upstream too, 0 only by our strict rules), "
+        "0 skipped, 0 warnings",
+    ]
+    check(lines(out) == want, "output:\n%s", out)
+
+
 def test_works(env):
     """Works (/mutate-work, W-1…W-13): a manifest the webhook refuses (W-5, W-2: code 400) is an
     error at its field; a valid Work is stored as the webhook stores it, and the stored Work needs
@@ -454,6 +474,7 @@ def test_works(env):
 
 TESTS = [
     test_networking_and_interpreter_configurations,
+    test_federated_hpas,
     test_works,
     test_allow_no_execute_taint_policy,
     test_bindings,
