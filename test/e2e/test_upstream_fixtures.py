@@ -29,7 +29,7 @@ from harness import check  # noqa: E402
 
 PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice",
          "/mutate-multiclusterservice", "/validate-multiclusteringress",
-         "/validate-resourceinterpreterwebhookconfiguration"]
+         "/validate-resourceinterpreterwebhookconfiguration", "/validate-cronfederatedhpa"]
 FIELDS = ("allowed", "code", "reason", "message")
 
 NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
@@ -39,8 +39,16 @@ NO_CONTENT = ("message", "ours names what is missing: `there is no content to de
               "request.oldObject is empty`")
 STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the CRD's schema in the webhook too; upstream admits "
                  "what its Go type decodes (the API server's schema refuses it first)")
-DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 (strict) name the field of the wrong type "
+DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 / CFH-S1 (strict) name the field of the wrong type "
           "(403); upstream cannot decode the object (400, Go's decoding error)")
+CFH_STRICT = (("allowed", "code", "message", "reason"), "CFH-S1 (strict): the CRD's schema in the webhook too; "
+              "upstream admits what its Go type decodes (the API server's schema refuses it first)")
+CFH_DC1 = (("allowed", "code", "message", "reason"), "D-C1: every item of a field is checked; upstream "
+           "stops at the item that matches the current time (here one always does before the bad one)")
+CFH_DC2 = (("allowed", "code", "message", "reason"), "D-C2 (strict): a schedule gronx accepts and the "
+           "controller's robfig parser cannot run is denied with the reason; upstream admits it")
+CFH_TZ = ("message", "CFH-6: the built-in tzdata names, the same on every host: `unknown time zone "
+          "Europe`; upstream answers the host's file-system error (`is a directory`)")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
     ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
@@ -58,6 +66,13 @@ DIFFERENCES = {
     ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-S1a-port-of-wrong-type.json"): DECODE,
     ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-S1b-webhooks-absent.json"):
         STRICT_SCHEMA,
+    ("/validate-cronfederatedhpa", "D-C1a-every-item-checked.json"): CFH_DC1,
+    ("/validate-cronfederatedhpa", "D-C2a-controller-cannot-run.json"): CFH_DC2,
+    ("/validate-cronfederatedhpa", "D-C2c-update-changed-denied.json"): CFH_DC2,
+    ("/validate-cronfederatedhpa", "CFH-6b-directory-name-host-independent.json"): CFH_TZ,
+    ("/validate-cronfederatedhpa", "CFH-S1a-rules-absent.json"): CFH_STRICT,
+    ("/validate-cronfederatedhpa", "CFH-S1b-replicas-of-wrong-type.json"): DECODE,
+    ("/validate-cronfederatedhpa", "CFH-S1c-name-length-and-limits.json"): CFH_STRICT,
 }
 
 
