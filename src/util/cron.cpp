@@ -176,16 +176,17 @@ bool range_valid(std::string_view item, Bounds bounds) {
   return end >= start && start >= bounds.min && end <= bounds.max;
 }
 
-// isOffsetDue's errors for one item.
-bool offset_valid(std::string_view item, std::size_t pos) {
+// isOffsetDue's errors for one item, held in `item` (the normalized text, which this may change:
+// a weekday range's first `7-` reads `0-`, in place).
+bool offset_valid(char* item_data, std::size_t item_size, std::size_t pos) {
+  const std::string_view item(item_data, item_size);
   const Bounds bounds = kGronxBounds[pos];
   if (item.find('/') != npos) return step_valid(item, bounds);
   if (item.find('-') != npos) {
-    const std::size_t seven = pos == kDayOfWeek ? item.find("7-") : npos;
-    if (seven == npos) return range_valid(item, bounds);
-    std::string replaced(item);  // a weekday range's first `7-` reads `0-` (rare: a copy)
-    replaced[seven] = '0';
-    return range_valid(replaced, bounds);
+    if (const std::size_t seven = item.find("7-"); pos == kDayOfWeek && seven != npos) {
+      item_data[seven] = '0';
+    }
+    return range_valid(item, bounds);
   }
   if (pos != kDayOfWeek && item == "0") return true;  // gronx's quirk: a plain 0 passes
   long long value = 0;
@@ -209,11 +210,12 @@ bool week_day_valid(std::string_view item) {
   return atoi_ok(parts.first) && atoi_ok(parts.second);
 }
 
-bool item_valid(std::string_view item, std::size_t pos) {
+bool item_valid(char* item_data, std::size_t item_size, std::size_t pos) {
+  const std::string_view item(item_data, item_size);
   if (item == "*" || item == "?") return true;
   const bool special =
       (pos == kDayOfMonth || pos == kDayOfWeek) && item.find_first_of("LW#") != npos;
-  if (!special) return offset_valid(item, pos);
+  if (!special) return offset_valid(item_data, item_size, pos);
   // Upstream reads the item as a number first, and as L/W/# when that does not match now.
   return pos == kDayOfMonth ? month_day_valid(item) : week_day_valid(item);
 }
@@ -342,7 +344,7 @@ bool go_atoi(std::string_view text, long long& value) {
 bool gronx_schedule_valid(std::string_view schedule, std::string& scratch) {
   normalize(schedule, scratch);
   std::array<std::string_view, 8> fields{};
-  std::size_t count = 1;  // a leading second, when prepended, is fields[0]
+  std::size_t count = 1;  // fields[0]: room for a prepended second
   std::string_view rest = scratch;
   for (;;) {
     const std::size_t space = rest.find(' ');
@@ -353,17 +355,16 @@ bool gronx_schedule_valid(std::string_view schedule, std::string& scratch) {
   }
   const std::size_t n = count - 1;
   if (n < 5 || n > 7) return false;
-  std::size_t first = 1;
-  if (n == 5 || (n == 6 && has_four_digits(fields[6]))) {
-    fields[0] = "0";
-    first = 0;
-  }
-  for (std::size_t i = first; i < count; ++i) {
+  // With a seconds field `0` prepended (always valid), fields[1] is the minute's.
+  const std::size_t first = (n == 5 || (n == 6 && has_four_digits(fields[6]))) ? 0 : 1;
+  for (std::size_t i = 1; i < count; ++i) {
     const std::size_t pos = i - first;
     std::string_view field = fields[i];
     for (;;) {
       const std::size_t comma = field.find(',');
-      if (!item_valid(field.substr(0, comma), pos)) return false;
+      const std::size_t size = std::min(comma, field.size());
+      char* item = scratch.data() + (field.data() - scratch.data());  // the text is ours to change
+      if (!item_valid(item, size, pos)) return false;
       if (comma == npos) break;
       field = field.substr(comma + 1);
     }
