@@ -131,7 +131,7 @@ void normalize(std::string_view expr, std::string& out) {
   std::size_t w = 0;
   for (std::size_t r = 0; r < out.size();) {
     bool replaced = false;
-    if (r + 3 <= out.size()) {
+    if (r + 3 <= out.size() && out[r] >= 'A' && out[r] <= 'Z') {  // names start with a letter
       const std::string_view three(out.data() + r, 3);
       for (std::size_t k = 0; k < kNames.size(); ++k) {
         if (three == kNames[k]) {
