@@ -187,6 +187,9 @@ BENCHMARK_CAPTURE(BM_Review, ctp_allowed, "ctp-review.json", "/validate-clustert
 // host, three paths of each pathType, service and resource backends.
 BENCHMARK_CAPTURE(BM_Review, mcs_allowed, "mcs-review.json", "/validate-multiclusterservice", true);
 BENCHMARK_CAPTURE(BM_Review, mci_allowed, "mci-review.json", "/validate-multiclusteringress", true);
+// CronFederatedHPA: a FederatedHPA scaled by three rules (weekday business hours in
+// Asia/Shanghai, a weekly macro): gronx's grammar, the controller's, the time zone looked up.
+BENCHMARK_CAPTURE(BM_Review, cfh_allowed, "cfh-review.json", "/validate-cronfederatedhpa", true);
 
 }  // namespace
 
