@@ -406,6 +406,26 @@ def test_networking_and_interpreter_configurations(env):
     check(lines(out) == want, "output:\n%s", out)
 
 
+def test_cron_federated_hpas(env):
+    """CronFederatedHPA files (CFH-1…CFH-12, D-C2): a month 13 (CFH-5, upstream's too), a weekday 7
+    that upstream admits and the controller cannot run (D-C2, strict, with the reason), an unknown
+    time zone (CFH-6); a realistic one is valid."""
+    code, out, _ = env.check("autoscaling")
+    check(code == 1, "exit %d, expected 1", code)
+    want = [
+        'autoscaling/cron-federated-hpas.yaml:38:7: CronFederatedHPA/yearly: spec.rules[0].schedule: '
+        'Invalid value: "0 0 1 13 *": invalid cron format [CFH-5]',
+        'autoscaling/cron-federated-hpas.yaml:53:7: CronFederatedHPA/sundays: spec.rules[0].schedule: '
+        'Invalid value: "0 0 * * 7": the CronFederatedHPA controller cannot run this schedule: '
+        'day-of-week "7": above the maximum 6 [D-C2]',
+        'autoscaling/cron-federated-hpas.yaml:69:7: CronFederatedHPA/mars: spec.rules[0].timeZone: '
+        'Invalid value: "Mars/Olympus_Mons": unknown time zone Mars/Olympus_Mons [CFH-6]',
+        "4 objects: 1 valid, 3 invalid (2 denied by upstream too, 1 only by our strict rules), 0 skipped, "
+        "0 warnings",
+    ]
+    check(lines(out) == want, "output:\n%s", out)
+
+
 def test_works(env):
     """Works (/mutate-work, W-1…W-13): a manifest the webhook refuses (W-5, W-2: code 400) is an
     error at its field; a valid Work is stored as the webhook stores it, and the stored Work needs
@@ -454,6 +474,7 @@ def test_works(env):
 
 TESTS = [
     test_networking_and_interpreter_configurations,
+    test_cron_federated_hpas,
     test_works,
     test_allow_no_execute_taint_policy,
     test_bindings,
