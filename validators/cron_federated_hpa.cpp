@@ -26,6 +26,7 @@
 #include <string_view>
 
 #include "api/object.hpp"
+#include "json/json.hpp"
 #include "util/cron.hpp"
 #include "util/names.hpp"
 #include "util/time_zones.hpp"
@@ -117,6 +118,24 @@ void check_schedule(std::string_view schedule, const FieldPath& path, std::strin
   }
 }
 
+// --- CFH-6: the time zone (Go's LoadLocation errors; a long name cut as an echoed value) ---
+
+void check_time_zone(std::string_view zone, const FieldPath& path, ErrorList& errors) {
+  switch (load_location(zone)) {
+    case LoadLocation::kLoaded:
+      return;
+    case LoadLocation::kInvalidName:
+      errors.invalid(rules::kCFH6, path, zone, "time: invalid location name");
+      return;
+    case LoadLocation::kUnknown: {
+      std::string detail = "unknown time zone ";
+      append_echoed_text(detail, zone);
+      errors.invalid(rules::kCFH6, path, zone, detail);
+      return;
+    }
+  }
+}
+
 // --- CFH-7…CFH-12: the replicas (upstream renders every value as "") ---
 
 void check_fhpa_replicas(const JsonValue& rule, const FieldPath& path, ErrorList& errors) {
@@ -153,7 +172,7 @@ void check_target_replicas(const JsonValue& rule, std::string_view kind, const F
   const FieldPath replicas_path = path.child("targetReplicas");
   if (!replicas.value) {
     std::string detail = "targetReplicas cannot be nil if you want to scale ";
-    detail.append(kind);
+    append_echoed_text(detail, kind);
     errors.invalid(rules::kCFH11, replicas_path, std::string_view{}, detail);
   } else if (*replicas.value < 0) {
     errors.invalid(rules::kCFH12, replicas_path, std::string_view{},
@@ -184,10 +203,8 @@ void check_rules(const JsonValue& list, bool scales_fhpa, std::string_view kind,
       check_schedule(*schedule, schedule_path, scratch, errors);
     }
     if (const JsonValue* zone = member(&rule, "timeZone"); zone != nullptr && zone->IsString()) {
-      if (std::string error = load_location_error(view(*zone)); !error.empty()) {
-        const FieldPath zone_path = item.child("timeZone");
-        errors.invalid(rules::kCFH6, zone_path, view(*zone), error);
-      }
+      const FieldPath zone_path = item.child("timeZone");
+      check_time_zone(view(*zone), zone_path, errors);
     }
     if (scales_fhpa) {
       check_fhpa_replicas(rule, item, errors);
@@ -217,7 +234,8 @@ void check_spec(const JsonValue* object, ErrorList& errors) {
   const bool scales_fhpa = *api_version == kAutoscalingV1alpha1;
   if (scales_fhpa && *kind != kFederatedHPA) {
     std::string detail = "invalid scaleTargetRef kind: ";
-    detail.append(*kind).append(", only support ").append(kFederatedHPA);
+    append_echoed_text(detail, *kind);
+    detail.append(", only support ").append(kFederatedHPA);
     errors.invalid(rules::kCFH2, kind_path, *kind, detail);
     return;
   }

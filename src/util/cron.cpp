@@ -257,10 +257,18 @@ bool is_go_space(char c) {
   return c == ' ' || c == '\t' || c == '\n' || c == '\v' || c == '\f' || c == '\r';
 }
 
+// `s` in quotes; past 64 bytes its first 64 (a UTF-8 sequence never split) and its length.
 std::string quoted(std::string_view s) {
+  constexpr std::size_t kShown = 64;
+  std::size_t n = s.size();
+  if (n > kShown) {
+    n = kShown;
+    while (n > 0 && (static_cast<unsigned char>(s[n]) & 0xC0) == 0x80) --n;
+  }
   std::string out = "\"";
-  out.append(s);
+  out.append(s.substr(0, n));
   out.push_back('"');
+  if (n < s.size()) out += "... (" + std::to_string(s.size()) + " bytes)";
   return out;
 }
 

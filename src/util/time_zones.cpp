@@ -1817,13 +1817,12 @@ bool is_known_time_zone(std::string_view name) {
   return std::binary_search(kNames.begin(), kNames.end(), name);
 }
 
-std::string load_location_error(std::string_view name) {
-  if (name.empty() || name == "UTC" || name == "Local") return "";
+LoadLocation load_location(std::string_view name) {
+  if (name.empty() || name == "UTC" || name == "Local") return LoadLocation::kLoaded;
   if (name.find("..") != std::string_view::npos || name[0] == '/' || name[0] == '\\') {
-    return "time: invalid location name";
+    return LoadLocation::kInvalidName;
   }
-  if (is_known_time_zone(name)) return "";
-  return "unknown time zone " + std::string(name);
+  return is_known_time_zone(name) ? LoadLocation::kLoaded : LoadLocation::kUnknown;
 }
 
 }  // namespace kpw

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstddef>
-#include <string>
 #include <string_view>
 
 namespace kpw {
@@ -14,9 +13,10 @@ bool is_known_time_zone(std::string_view name);
 std::string_view time_zone_data_version();
 std::size_t time_zone_count();
 
-// Go's time.LoadLocation(name) error text, against the built-in set: "" for `""`, `UTC`, `Local`
-// and a known zone; `time: invalid location name` for a name containing `..` or starting with `/`
-// or `\`; `unknown time zone <name>` otherwise.
-std::string load_location_error(std::string_view name);
+// What Go's time.LoadLocation(name) makes of `name`, against the built-in set: kLoaded for `""`,
+// `UTC`, `Local` and a known zone; kInvalidName (`time: invalid location name`) for a name
+// containing `..` or starting with `/` or `\`; kUnknown (`unknown time zone <name>`) otherwise.
+enum class LoadLocation : unsigned char { kLoaded, kInvalidName, kUnknown };
+LoadLocation load_location(std::string_view name);
 
 }  // namespace kpw

@@ -48,10 +48,10 @@ out.write('std::string_view time_zone_data_version() { return "%s"; }\n\n' % ver
 out.write("std::size_t time_zone_count() { return kNames.size(); }\n\n")
 out.write("bool is_known_time_zone(std::string_view name) {\n"
           "  return std::binary_search(kNames.begin(), kNames.end(), name);\n}\n\n")
-out.write("std::string load_location_error(std::string_view name) {\n"
-          "  if (name.empty() || name == \"UTC\" || name == \"Local\") return \"\";\n"
+out.write("LoadLocation load_location(std::string_view name) {\n"
+          "  if (name.empty() || name == \"UTC\" || name == \"Local\") return LoadLocation::kLoaded;\n"
           "  if (name.find(\"..\") != std::string_view::npos || name[0] == '/' || name[0] == '\\\\') {\n"
-          "    return \"time: invalid location name\";\n"
+          "    return LoadLocation::kInvalidName;\n"
           "  }\n"
-          "  if (is_known_time_zone(name)) return \"\";\n"
-          "  return \"unknown time zone \" + std::string(name);\n}\n\n}  // namespace kpw\n")
+          "  return is_known_time_zone(name) ? LoadLocation::kLoaded : LoadLocation::kUnknown;\n}\n\n"
+          "}  // namespace kpw\n")

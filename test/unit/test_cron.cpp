@@ -120,3 +120,11 @@ TEST_CASE("D-C2 the controller's standard parser") {
   CHECK(kpw::standard_cron_problem("@DAILY").starts_with(R"("@DAILY" is not a descriptor)"));
   CHECK(kpw::standard_cron_problem("@5minutes").starts_with(R"("@5minutes" is not a descriptor)"));
 }
+
+TEST_CASE("D-C2 a reason quotes at most 64 bytes of an item") {
+  const std::string item = std::string(1000, '1') + "L";
+  const std::string problem = kpw::standard_cron_problem("0 0 * * " + item);
+  CHECK(problem.size() < 200);
+  CHECK(problem.starts_with("day-of-week \"1111"));
+  CHECK(problem.find("... (1001 bytes)") != std::string::npos);
+}

@@ -18,14 +18,15 @@ TEST_CASE("CFH-6 time zones: the built-in set, case-sensitive") {
 }
 
 TEST_CASE("CFH-6 time zones: LoadLocation's errors") {
-  CHECK(kpw::load_location_error("").empty());
-  CHECK(kpw::load_location_error("UTC").empty());
-  CHECK(kpw::load_location_error("Local").empty());
-  CHECK(kpw::load_location_error("Asia/Shanghai").empty());
-  CHECK(kpw::load_location_error("utc") == "unknown time zone utc");
-  CHECK(kpw::load_location_error("Foo/Bar") == "unknown time zone Foo/Bar");
-  CHECK(kpw::load_location_error("../etc/passwd") == "time: invalid location name");
-  CHECK(kpw::load_location_error("Europe/..") == "time: invalid location name");
-  CHECK(kpw::load_location_error("/etc/localtime") == "time: invalid location name");
-  CHECK(kpw::load_location_error("\\x") == "time: invalid location name");
+  using kpw::LoadLocation;
+  CHECK(kpw::load_location("") == LoadLocation::kLoaded);
+  CHECK(kpw::load_location("UTC") == LoadLocation::kLoaded);
+  CHECK(kpw::load_location("Local") == LoadLocation::kLoaded);
+  CHECK(kpw::load_location("Asia/Shanghai") == LoadLocation::kLoaded);
+  CHECK(kpw::load_location("utc") == LoadLocation::kUnknown);
+  CHECK(kpw::load_location("Foo/Bar") == LoadLocation::kUnknown);
+  CHECK(kpw::load_location("../etc/passwd") == LoadLocation::kInvalidName);
+  CHECK(kpw::load_location("Europe/..") == LoadLocation::kInvalidName);
+  CHECK(kpw::load_location("/etc/localtime") == LoadLocation::kInvalidName);
+  CHECK(kpw::load_location("\\x") == LoadLocation::kInvalidName);
 }
