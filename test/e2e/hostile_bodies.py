@@ -892,7 +892,15 @@ def cron_time_zones_many(n, _):
                     ref={"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"})
 
 
-CFH_SHAPES = [cron_rules_alike, cron_schedules_long, cron_time_zones_many]
+def cron_names_long(n, _):
+    """One rule whose time zone and the reference's kind are n bytes each (CFH-6, CFH-11 quote
+    them in their details: cut as echoed values; kept whole, the one error was too long to show
+    and the review was allowed)."""
+    return cron_hpa([{"name": "r", "schedule": "0 8 * * *", "timeZone": "Zone/" + "z" * n}],
+                    ref={"apiVersion": "apps/v1", "kind": "K" * n, "name": "web"})
+
+
+CFH_SHAPES = [cron_rules_alike, cron_schedules_long, cron_time_zones_many, cron_names_long]
 
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
