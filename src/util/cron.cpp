@@ -391,9 +391,13 @@ std::string standard_cron_problem(std::string_view schedule) {
     for (std::string_view d : kDescriptors) {
       if (spec == d) return "";
     }
+    for (std::string_view d : kDescriptors) {
+      if (lower_equals(spec, d))
+        return quoted(spec) + ": descriptors are lower case (" + std::string(d) + ")";
+    }
     return quoted(spec) +
            " is not a descriptor it knows (@yearly, @annually, @monthly, @weekly, @daily, "
-           "@midnight, @hourly, @every <duration>; lower case)";
+           "@midnight, @hourly, @every <duration>)";
   }
   std::array<std::string_view, 5> fields{};
   std::size_t count = 0;

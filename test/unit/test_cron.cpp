@@ -117,7 +117,7 @@ TEST_CASE("D-C2 the controller's standard parser") {
   CHECK(kpw::standard_cron_problem("0 0 1/2/3 * *") == R"(day-of-month "1/2/3": too many slashes)");
   CHECK(kpw::standard_cron_problem("0 0 0 * * *") ==
         "it reads exactly 5 fields (minute, hour, day-of-month, month, day-of-week), found 6");
-  CHECK(kpw::standard_cron_problem("@DAILY").starts_with(R"("@DAILY" is not a descriptor)"));
+  CHECK(kpw::standard_cron_problem("@DAILY") == R"("@DAILY": descriptors are lower case (@daily))");
   CHECK(kpw::standard_cron_problem("@5minutes").starts_with(R"("@5minutes" is not a descriptor)"));
 }
 
