@@ -5,17 +5,15 @@
 // is judged as CREATE (upstream runs no ObjectMeta update rules here). A value of the wrong JSON
 // type is the schema's only (upstream cannot decode the object: 400).
 //
-// | rule   | what denies                                                | path |
-// |--------|------------------------------------------------------------|---------------------------|
-// | CFH-2  | apiVersion autoscaling.karmada.io/v1alpha1, kind not FederatedHPA |
-// scaleTargetRef.kind | | CFH-3  | kind, name empty (Required) or not a path segment          |
-// scaleTargetRef.kind/.name | | CFH-4  | a name repeating an earlier rule's ("" included) |
-// rules[i].name             | | CFH-5  | a schedule gronx refuses, every item checked (D-C1) |
-// rules[i].schedule         | | D-C2   | a schedule the controller's parser (robfig) refuses |
-// rules[i].schedule         | | CFH-6  | a time zone Go's LoadLocation refuses (built-in tzdata) |
-// rules[i].timeZone         | | CFH-7…10 | scaling a FederatedHPA: min/max replicas |
-// rules[i].target{Min,Max}Replicas | | CFH-11…12 | scaling anything else: targetReplicas |
-// rules[i].targetReplicas   |
+// - CFH-2  `spec.scaleTargetRef.kind`: apiVersion autoscaling.karmada.io/v1alpha1, kind not
+//          FederatedHPA
+// - CFH-3  `….kind`, `….name`: empty (Required), or not a path segment
+// - CFH-4  `spec.rules[i].name`: repeating an earlier rule's ("" included)
+// - CFH-5  `….schedule`: gronx refuses it, every item checked (D-C1)
+// - D-C2   `….schedule`: the controller's parser (robfig ParseStandard) refuses it
+// - CFH-6  `….timeZone`: Go's LoadLocation refuses it (the built-in tzdata names)
+// - CFH-7…CFH-10  `….targetMinReplicas`, `….targetMaxReplicas`: scaling a FederatedHPA
+// - CFH-11, CFH-12  `….targetReplicas`: scaling anything else
 #include "validators/cron_federated_hpa.hpp"
 
 #include <array>
