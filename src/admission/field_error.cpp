@@ -91,6 +91,11 @@ void ErrorList::add(Rule rule, ErrorType type, const FieldPath& path, std::strin
     ++omitted_;
     return;
   }
+  std::string cut_detail;  // only for a detail past kMaxDetailBytes (rare: no allocation else)
+  if (detail.size() > kMaxDetailBytes) {
+    append_echoed_text(cut_detail, detail, kMaxDetailBytes);
+    detail = cut_detail;
+  }
   std::string& text = text_;
   text.clear();
   path.append_to(text);

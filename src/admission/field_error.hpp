@@ -72,6 +72,9 @@ class ErrorList {
  public:
   static constexpr std::size_t kMaxShown = 100;
   static constexpr std::size_t kMaxShownBytes = 16 * 1024;
+  // A detail longer than this (one that quotes a tenant's text whole, as upstream's Go errors do)
+  // is cut like an echoed value, so that any one error fits in kMaxShownBytes and is shown.
+  static constexpr std::size_t kMaxDetailBytes = 4 * 1024;
   static constexpr std::size_t kMaxFingerprints = 32 * 1024;
 
   void required(Rule rule, const FieldPath& path, std::string_view detail);
@@ -98,7 +101,8 @@ class ErrorList {
   // Set for one review by its judge (judge.hpp; nullptr: every error denies). clear() unsets it.
   void set_policy(ErrorPolicy* policy) { policy_ = policy; }
 
-  bool empty() const { return shown_.empty(); }
+  // Nothing reported (an omitted error counts: a list is never read as empty while it holds one).
+  bool empty() const { return shown_.empty() && omitted_ == 0; }
   // Distinct errors reported, shown or not.
   std::size_t size() const { return shown_.size() + omitted_; }
   // The first kMaxShown distinct errors, in order.

@@ -22,6 +22,7 @@
 #include "table/table_kinds.hpp"
 #include "util/json_text.hpp"
 #include "validators/cluster_taint_policy.hpp"
+#include "validators/cron_federated_hpa.hpp"
 #include "validators/deletion_protection.hpp"
 #include "validators/federated_hpa.hpp"
 #include "validators/federated_resource_quota.hpp"
@@ -43,6 +44,7 @@ using table::kClusterPropagationPolicy;
 using table::kClusterResourceBinding;
 using table::kClusterTaintPolicy;
 using table::kFederatedHPA;
+using table::kCronFederatedHPA;
 using table::kFederatedResourceQuota;
 using table::kMultiClusterIngress;
 using table::kMultiClusterService;
@@ -282,6 +284,17 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = rules::kMultiClusterServiceRules,
      .entry = {.name = "multiclusterservice.karmada-policy-webhook.karmada.io",
                .upstream_name = "multiclusterservice.karmada.io"}},
+    // No mutating path, as upstream. oldObject is read on UPDATE only to ratchet the strict rules
+    // (D-C2, CFH-S1); upstream judges an UPDATE as a CREATE.
+    {.path = "/validate-cronfederatedhpa",
+     .mutating = false,
+     .kinds = kKindsOf<&kCronFederatedHPA>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObjectAndOldOnUpdate,
+     .handler = &validate_cron_federated_hpa,
+     .rules = rules::kCronFederatedHPARules,
+     .entry = {.name = "cronfederatedhpa.karmada-policy-webhook.karmada.io",
+               .upstream_name = "cronfederatedhpa.karmada.io"}},
     // Any kind: the API server calls it only for objects carrying the label (objectSelector).
     {.path = "/validate-resourcedeletionprotection",
      .mutating = false,

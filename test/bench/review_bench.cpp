@@ -189,6 +189,9 @@ BENCHMARK_CAPTURE(BM_Review, mcs_allowed, "mcs-review.json", "/validate-multiclu
 BENCHMARK_CAPTURE(BM_Review, mci_allowed, "mci-review.json", "/validate-multiclusteringress", true);
 // FederatedHPA: five metrics of the four sources (a selector, quantities), behavior both ways.
 BENCHMARK_CAPTURE(BM_Review, fhpa_allowed, "fhpa-review.json", "/validate-federatedhpa", true);
+// CronFederatedHPA: a FederatedHPA scaled by three rules (weekday business hours in
+// Asia/Shanghai, a weekly macro): gronx's grammar, the controller's, the time zone looked up.
+BENCHMARK_CAPTURE(BM_Review, cfh_allowed, "cfh-review.json", "/validate-cronfederatedhpa", true);
 
 }  // namespace
 

@@ -60,7 +60,7 @@
 #   instructions      callgrind: instructions per review of kpw::handle_http (inclusive Ir /
 #                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate,
 #                     op_allowed,op_mutate,frq_allowed,frq_denied,mcs_allowed,mci_allowed,
-#                     fhpa_allowed,fhpa_mutate,
+#                     fhpa_allowed,fhpa_mutate,cfh_allowed,
 #                     work_mutate}, one valgrind per
 #                     core at once;
 #                     deterministic: the same binary gives the same count
@@ -751,7 +751,7 @@ if want review; then
   # PP, CPP and the other kinds with a keep-alive target (OP, FRQ); not op_denied or ctp_allowed:
   # each count is a valgrind run of a second or more, and the smoke runs them all.
   reviews=(pp_allowed pp_denied cpp_allowed pp_mutate op_allowed op_mutate frq_allowed frq_denied
-    mcs_allowed mci_allowed fhpa_allowed fhpa_mutate work_mutate)
+    mcs_allowed mci_allowed fhpa_allowed fhpa_mutate cfh_allowed work_mutate)
   declare -A ir=() ir_calls=() ir_each=()
   echo "== instructions per review: callgrind, inclusive Ir of kpw::handle_http / its calls"
   if [ -n "$callgrind_note" ]; then

@@ -43,6 +43,7 @@ MCI = ("networking.karmada.io", "v1alpha1", "MultiClusterIngress", "multicluster
 FHPA = ("autoscaling.karmada.io", "v1alpha1", "FederatedHPA", "federatedhpas")
 RIWC = ("config.karmada.io", "v1alpha1", "ResourceInterpreterWebhookConfiguration",
         "resourceinterpreterwebhookconfigurations")
+CFH = ("autoscaling.karmada.io", "v1alpha1", "CronFederatedHPA", "cronfederatedhpas")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -900,6 +901,50 @@ def fh_policies_invalid(n, _):
 
 
 FHPA_SHAPES = [fh_metrics_invalid, fh_metrics_valid, fh_policies_invalid]
+def cron_hpa(rules, ref=None):
+    obj = {"apiVersion": "autoscaling.karmada.io/v1alpha1", "kind": "CronFederatedHPA",
+           "metadata": {"name": "hostile", "namespace": "default"},
+           "spec": {"scaleTargetRef": ref or {"apiVersion": "autoscaling.karmada.io/v1alpha1",
+                                              "kind": "FederatedHPA", "name": "web"},
+                    "rules": rules}}
+    return review(CFH, obj, namespace="default")
+
+
+def cron_rules_alike(n, _):
+    """n rules of one name (CFH-4 for every repeat), each schedule valid for gronx up to its last
+    item (every item read: D-C1), an unknown time zone and no replicas (CFH-5, CFH-6, CFH-7)."""
+    return cron_hpa([{"name": "r", "schedule": "0-59/7,1,2,3 0-23 1-31,L 1-12 0-7,99",
+                      "timeZone": "Mars/Olympus_Mons"} for _ in range(n)])
+
+
+def cron_schedules_long(n, _):
+    """Two rules whose day-of-month fields hold n items: one valid for gronx but not for the
+    controller (a last `0`, D-C2 reads every item too), one with a bad item last (CFH-5)."""
+    days = ",".join(str(1 + i % 31) for i in range(n))
+    return cron_hpa([{"name": "a", "schedule": "0 8 %s,0 * *" % days, "targetMinReplicas": 1},
+                     {"name": "b", "schedule": "0 8 %s,32 * *" % days, "targetMinReplicas": 1}])
+
+
+def cron_time_zones_many(n, _):
+    """n rules with time zones: known names (binary search over the built-in list), names with
+    `..`, and unknown ones, each a distinct error text; weekday ranges `7-…` and a Deployment
+    target without targetReplicas (CFH-11)."""
+    zones = ["America/Argentina/Buenos_Aires", "right/Europe/Berlin", "Zone/../x", "Zone/%d"]
+    return cron_hpa([{"name": "r%d" % i, "schedule": "0 8 * * 7-7,7-6,SUN-SAT",
+                      "timeZone": zones[i % 4] % i if "%d" in zones[i % 4] else zones[i % 4]}
+                     for i in range(n)],
+                    ref={"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"})
+
+
+def cron_names_long(n, _):
+    """One rule whose time zone and the reference's kind are n bytes each (CFH-6, CFH-11 quote
+    them in their details: cut as echoed values; kept whole, the one error was too long to show
+    and the review was allowed)."""
+    return cron_hpa([{"name": "r", "schedule": "0 8 * * *", "timeZone": "Zone/" + "z" * n}],
+                    ref={"apiVersion": "apps/v1", "kind": "K" * n, "name": "web"})
+
+
+CFH_SHAPES = [cron_rules_alike, cron_schedules_long, cron_time_zones_many, cron_names_long]
 
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
@@ -928,6 +973,7 @@ CATALOGUE = [
     ("/mutate-work", None, WORK_SHAPES),
     ("/validate-multiclusteringress", None, MCI_SHAPES),
     ("/validate-resourceinterpreterwebhookconfiguration", None, RIWC_SHAPES),
+    ("/validate-cronfederatedhpa", None, CFH_SHAPES),
     ("/validate-multiclusterservice", None, MCS_SHAPES),
     ("/mutate-multiclusterservice", None, MCS_SHAPES),
     ("/validate-federatedhpa", None, FHPA_SHAPES),

@@ -168,6 +168,15 @@ def specs(kind, u):
                 {"/spec/minReplicas": 1, "/spec/metrics/0/resource/name": "cpu",
                  "/spec/scaleTargetRef/name": "web-" + u},
                 "spec.scaleTargetRef.name", "FH-5")
+    if kind == "CronFederatedHPA":  # CFH-6: an unknown time zone, which echoes u
+        def cron(zone):
+            return {"scaleTargetRef": {"apiVersion": "autoscaling.karmada.io/v1alpha1",
+                                       "kind": "FederatedHPA", "name": "web-" + u},
+                    "rules": [{"name": "up-" + u, "schedule": "0 8 * * 1-5", "timeZone": zone,
+                               "targetMinReplicas": 2, "targetMaxReplicas": 5}]}
+        return (cron("Europe/Berlin"), cron("Zone/" + u),
+                {"/spec/rules/0/name": "up-" + u, "/spec/rules/0/timeZone": "Europe/Berlin"},
+                "spec.rules[0].timeZone", "CFH-6")
     raise AssertionError("no objects for kind %s: add them to specs()" % kind)
 
 

@@ -193,6 +193,24 @@ CASES = {
                        "clientConfig": {"url": "https://interpreter.example.com/r?debug=1"},
                        "interpreterContextVersions": ["v1alpha1"]}]},
         "webhooks[0].clientConfig.url", "RIWC-9"),
+    # No mutating path: stored as sent (with the CRD's defaults). The invalid one's schedule has a
+    # month 13 (CFH-5, whatever the clock).
+    "CronFederatedHPA": (
+        obj("CronFederatedHPA", "cfh-valid", {
+            "scaleTargetRef": {"apiVersion": "autoscaling.karmada.io/v1alpha1",
+                               "kind": "FederatedHPA", "name": "web-fhpa"},
+            "rules": [{"name": "business-hours", "schedule": "0 8 * * 1-5",
+                       "timeZone": "Asia/Shanghai", "targetMinReplicas": 10,
+                       "targetMaxReplicas": 50},
+                      {"name": "night", "schedule": "30 20 * * *", "targetMinReplicas": 2,
+                       "targetMaxReplicas": 10}]}, True, group="autoscaling.karmada.io"),
+        {"/spec/rules/0/schedule": "0 8 * * 1-5", "/spec/rules/0/timeZone": "Asia/Shanghai",
+         "/spec/rules/1/targetMaxReplicas": 10, "/spec/rules/1/successfulHistoryLimit": 3},
+        obj("CronFederatedHPA", "cfh-invalid", {
+            "scaleTargetRef": {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web"},
+            "rules": [{"name": "yearly", "schedule": "0 0 1 13 *", "targetReplicas": 1}]}, True,
+            group="autoscaling.karmada.io"),
+        "spec.rules[0].schedule", "CFH-5"),
     # No mutating path: stored as sent. The invalid one breaks MCI-5 (a host that is an IP).
     "MultiClusterIngress": (
         obj("MultiClusterIngress", "mci-valid", {"ingressClassName": "nginx", "rules": [

@@ -406,13 +406,23 @@ def test_networking_and_interpreter_configurations(env):
     check(lines(out) == want, "output:\n%s", out)
 
 
-def test_federated_hpas(env):
-    """FederatedHPA files, mutated then judged as the webhook chain does: defaults filled (no
-    error for an HPA without metrics or a scaleDown without policies), a quantity shown as the
-    mutator writes it (-0.1 is -100m), upstream's rules (FH-4, FH-7) and ours (D-H1)."""
+def test_autoscaling(env):
+    """FederatedHPA and CronFederatedHPA files. FederatedHPAs are mutated then judged as the
+    webhook chain does: defaults filled (no error for an HPA without metrics or a scaleDown without
+    policies), a quantity shown as the mutator writes it (-0.1 is -100m), upstream's rules (FH-4,
+    FH-7) and ours (D-H1). CronFederatedHPAs (CFH-1…CFH-12, D-C2): a month 13 (CFH-5, upstream's
+    too), a weekday 7 that upstream admits and the controller cannot run (D-C2, strict, with the
+    reason), an unknown time zone (CFH-6); a realistic one of each kind is valid."""
     code, out, _ = env.check("autoscaling")
     check(code == 1, "exit %d, expected 1", code)
     want = [
+        'autoscaling/cron-federated-hpas.yaml:38:7: CronFederatedHPA/yearly: spec.rules[0].schedule: '
+        'Invalid value: "0 0 1 13 *": invalid cron format [CFH-5]',
+        'autoscaling/cron-federated-hpas.yaml:53:7: CronFederatedHPA/sundays: spec.rules[0].schedule: '
+        'Invalid value: "0 0 * * 7": the CronFederatedHPA controller cannot run this schedule: '
+        'day-of-week "7": above the maximum 6 [D-C2]',
+        'autoscaling/cron-federated-hpas.yaml:69:7: CronFederatedHPA/mars: spec.rules[0].timeZone: '
+        'Invalid value: "Mars/Olympus_Mons": unknown time zone Mars/Olympus_Mons [CFH-6]',
         "autoscaling/objects.yaml:51:3: FederatedHPA/search: spec.maxReplicas: Invalid value: 2: "
         "must be greater than or equal to `minReplicas` [FH-4]",
         'autoscaling/objects.yaml:53:7: FederatedHPA/search: spec.metrics[0].type: Unsupported '
@@ -420,7 +430,7 @@ def test_federated_hpas(env):
         "[FH-7]",
         'autoscaling/objects.yaml:62:7: FederatedHPA/search: spec.behavior.scaleUp.tolerance: '
         'Invalid value: "-100m": must be greater than or equal to zero [D-H1]',
-        "3 objects: 2 valid, 1 invalid (1 denied by upstream too, 0 only by our strict rules), "
+        "7 objects: 3 valid, 4 invalid (3 denied by upstream too, 1 only by our strict rules), "
         "0 skipped, 0 warnings",
     ]
     check(lines(out) == want, "output:\n%s", out)
@@ -474,7 +484,7 @@ def test_works(env):
 
 TESTS = [
     test_networking_and_interpreter_configurations,
-    test_federated_hpas,
+    test_autoscaling,
     test_works,
     test_allow_no_execute_taint_policy,
     test_bindings,

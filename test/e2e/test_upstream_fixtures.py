@@ -30,7 +30,7 @@ from harness import check  # noqa: E402
 PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice",
          "/mutate-multiclusterservice", "/validate-multiclusteringress",
          "/validate-resourceinterpreterwebhookconfiguration", "/mutate-federatedhpa",
-         "/validate-federatedhpa"]
+         "/validate-federatedhpa", "/validate-cronfederatedhpa"]
 FIELDS = ("allowed", "code", "reason", "message")
 
 NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
@@ -40,10 +40,21 @@ NO_CONTENT = ("message", "ours names what is missing: `there is no content to de
               "request.oldObject is empty`")
 STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the CRD's schema in the webhook too; upstream admits "
                  "what its Go type decodes (the API server's schema refuses it first)")
-DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 (strict) name the field of the wrong type "
+DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 / CFH-S1 (strict) name the field of the wrong type "
           "(403); upstream cannot decode the object (400, Go's decoding error)")
 OURS_STRICT = (("allowed", "code", "message", "reason"), "D-H1 / D-H2 (strict, ours): a negative "
                "tolerance, a metric selector that is no label selector; upstream validates neither")
+CFH_STRICT = (("allowed", "code", "message", "reason"), "CFH-S1 (strict): the CRD's schema in the webhook too; "
+              "upstream admits what its Go type decodes (the API server's schema refuses it first)")
+CFH_DC1 = (("allowed", "code", "message", "reason"), "D-C1: every item of a field is checked; upstream "
+           "stops at the item that matches the current time (here one always does before the bad one)")
+CFH_DC2 = (("allowed", "code", "message", "reason"), "D-C2 (strict): a schedule gronx accepts and the "
+           "controller's robfig parser cannot run is denied with the reason; upstream admits it")
+CFH_TZ = ("message", "CFH-6: the built-in tzdata names, the same on every host: `unknown time zone "
+          "Europe`; upstream answers the host's file-system error (`is a directory`)")
+CUT_DETAIL = ("message", "a detail quoting a tenant's text past 256 bytes is cut as an echoed value "
+              "(docs/compatibility.md, \"Bounded answers\"); upstream quotes it whole (and here, for a "
+              "time zone, answers the host's `file name too long`)")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
     ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
@@ -66,6 +77,16 @@ DIFFERENCES = {
     ("/validate-federatedhpa", "FH-S1b-quantity-not-parsing.json"): DECODE,
     ("/validate-federatedhpa", "D-H1a-negative-tolerance.json"): OURS_STRICT,
     ("/validate-federatedhpa", "D-H2a-selector-invalid.json"): OURS_STRICT,
+    ("/validate-cronfederatedhpa", "CFH-6c-long-name-denied.json"): CUT_DETAIL,
+    ("/validate-cronfederatedhpa", "CFH-11c-long-kind-denied.json"): CUT_DETAIL,
+    ("/validate-resourceinterpreterwebhookconfiguration", "RIWC-9b-long-url-denied.json"): CUT_DETAIL,
+    ("/validate-cronfederatedhpa", "D-C1a-every-item-checked.json"): CFH_DC1,
+    ("/validate-cronfederatedhpa", "D-C2a-controller-cannot-run.json"): CFH_DC2,
+    ("/validate-cronfederatedhpa", "D-C2c-update-changed-denied.json"): CFH_DC2,
+    ("/validate-cronfederatedhpa", "CFH-6b-directory-name-host-independent.json"): CFH_TZ,
+    ("/validate-cronfederatedhpa", "CFH-S1a-rules-absent.json"): CFH_STRICT,
+    ("/validate-cronfederatedhpa", "CFH-S1b-replicas-of-wrong-type.json"): DECODE,
+    ("/validate-cronfederatedhpa", "CFH-S1c-name-length-and-limits.json"): CFH_STRICT,
 }
 
 

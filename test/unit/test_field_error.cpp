@@ -57,3 +57,33 @@ TEST_CASE("one error is its text; several are a bracketed list; identical texts 
   CHECK(errs.message() == "[spec.a: Required value: x, spec.b: Required value: y]");
   CHECK(errs.size() == 2);
 }
+
+// A detail holding a tenant's text (a time zone's name, a URL in Go's parse error) used to be
+// kept whole: one error of more than kMaxShownBytes was counted as omitted, not shown, and the
+// list read as empty, so the review was *allowed* (a CronFederatedHPA with a 16 KiB time zone, a
+// ResourceInterpreterWebhookConfiguration with a 40 KB bracketed URL).
+TEST_CASE("bounded: an error with a huge detail still denies, its detail cut") {
+  const FieldPath spec = FieldPath::root("spec");
+  ErrorList errs;
+  const std::string zone(40000, 'A');
+  errs.invalid(kpw::rules::kSC1, spec.child("timeZone"), std::string_view("x"),
+               "unknown time zone " + zone);
+  CHECK_FALSE(errs.empty());
+  REQUIRE(errs.errors().size() == 1);
+  const std::string text = errs.message();
+  CHECK(text.size() <= ErrorList::kMaxDetailBytes + 100);
+  CHECK(text.starts_with("spec.timeZone: Invalid value: \"x\": unknown time zone AAAA"));
+  CHECK(text.ends_with("... (40018 bytes)"));
+}
+
+TEST_CASE("bounded: a list that omitted errors is not empty") {
+  const FieldPath spec = FieldPath::root("spec");
+  ErrorList errs;
+  for (int i = 0; i < 200; ++i) {
+    const FieldPath item = spec.index(static_cast<std::size_t>(i));
+    errs.required(kpw::rules::kSC1, item, "");
+  }
+  CHECK(errs.errors().size() == ErrorList::kMaxShown);
+  CHECK(errs.omitted() == 100);
+  CHECK_FALSE(errs.empty());
+}
