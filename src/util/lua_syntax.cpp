@@ -1,0 +1,181 @@
+// Lua 5.2's front end over a per-thread bump arena. Each load gets a fresh lua_State whose every
+// byte lives in the arena; the state is dropped by resetting the arena (it holds nothing but
+// memory: no library is opened, nothing runs), so no state, interned string or compiled function
+// outlives the load, and a warm thread mallocs nothing for a script that fits the first chunk.
+//
+// Lua reports errors by longjmp: the only Lua call made outside a protected frame is
+// lua_newstate (which returns NULL on failure) and lua_gc; luaL_loadbufferx runs the parser in
+// Lua's own protected call, so no longjmp crosses a frame of ours, and no C++ object lives across
+// the call. The allocator never throws: past the cap it returns NULL, and Lua fails the load with
+// LUA_ERRMEM.
+#include "util/lua_syntax.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <lua.hpp>
+#include <new>
+
+namespace kpw {
+namespace {
+
+constexpr std::size_t kAlign = alignof(std::max_align_t);
+// The chunk every thread keeps: a realistic script (a few KB) loads within it.
+constexpr std::size_t kFirstChunkBytes = 256 * 1024;
+
+constexpr std::size_t aligned(std::size_t n) { return (n + kAlign - 1) & ~(kAlign - 1); }
+
+struct Chunk {
+  Chunk* next;  // the chunk taken before this one
+  std::size_t size;
+  char* data() { return reinterpret_cast<char*>(this) + aligned(sizeof(Chunk)); }
+};
+
+// Bytes bump-allocated from a list of chunks; a free gives back only the last block (which is
+// what the lexer's buffer and the parser's growing vectors mostly do), everything else at reset.
+class Arena {
+ public:
+  ~Arena() {
+    reset();
+    std::free(first_);
+  }
+
+  // Ready for a load: every chunk but the first freed, the first emptied.
+  bool start() {
+    reset();
+    if (first_ == nullptr) {
+      first_ = new_chunk(kFirstChunkBytes);
+      if (first_ == nullptr) return false;
+    }
+    use(first_);
+    handed_ = 0;
+    peak_ = 0;
+    mallocs_ = 0;
+    return true;
+  }
+
+  void reset() {
+    while (current_ != nullptr && current_ != first_) {
+      Chunk* previous = current_->next;
+      std::free(current_);
+      current_ = previous;
+    }
+    last_ = nullptr;
+  }
+
+  std::size_t peak() const { return peak_; }
+  std::size_t mallocs() const { return mallocs_; }
+
+  static void* lua_alloc(void* ud, void* ptr, std::size_t osize, std::size_t nsize) {
+    Arena& a = *static_cast<Arena*>(ud);
+    if (ptr == nullptr) osize = 0;  // Lua 5.2 passes the object's type there
+    if (nsize == 0) {
+      if (ptr != nullptr && ptr == a.last_) a.roll_back();
+      return nullptr;
+    }
+    if (ptr != nullptr && nsize <= osize) {  // shrinking never fails (Lua relies on it)
+      if (ptr == a.last_) a.resize_last(nsize);
+      return ptr;
+    }
+    if (ptr != nullptr && ptr == a.last_ && static_cast<char*>(ptr) + aligned(nsize) <= a.end_ &&
+        a.handed_ + aligned(nsize) - aligned(osize) <= kLuaMemoryCap) {
+      a.resize_last(nsize);
+      return ptr;
+    }
+    void* block = a.bump(nsize);
+    if (block != nullptr && ptr != nullptr) std::memcpy(block, ptr, osize);
+    return block;
+  }
+
+ private:
+  Chunk* new_chunk(std::size_t size) {
+    void* raw = std::malloc(aligned(sizeof(Chunk)) + size);
+    if (raw == nullptr) return nullptr;
+    ++mallocs_;
+    return new (raw) Chunk{nullptr, size};
+  }
+
+  void use(Chunk* c) {
+    current_ = c;
+    top_ = c->data();
+    end_ = top_ + c->size;
+  }
+
+  void* bump(std::size_t n) {
+    const std::size_t size = aligned(n);
+    if (handed_ + size > kLuaMemoryCap) return nullptr;
+    if (static_cast<std::size_t>(end_ - top_) < size) {
+      const std::size_t want = std::max(size, std::min(2 * current_->size, kLuaMemoryCap));
+      Chunk* c = new_chunk(want);
+      if (c == nullptr) return nullptr;
+      c->next = current_;
+      use(c);
+    }
+    last_ = top_;
+    last_size_ = size;
+    top_ += size;
+    handed_ += size;
+    peak_ = std::max(peak_, handed_);
+    return last_;
+  }
+
+  void roll_back() {
+    top_ = last_;
+    handed_ -= last_size_;
+    last_ = nullptr;
+  }
+
+  void resize_last(std::size_t n) {
+    const std::size_t size = aligned(n);
+    handed_ = handed_ - last_size_ + size;
+    peak_ = std::max(peak_, handed_);
+    last_size_ = size;
+    top_ = last_ + size;
+  }
+
+  Chunk* first_ = nullptr;
+  Chunk* current_ = nullptr;
+  char* top_ = nullptr;
+  char* end_ = nullptr;
+  char* last_ = nullptr;  // the last block handed out, while it is still the top one
+  std::size_t last_size_ = 0;
+  std::size_t handed_ = 0;
+  std::size_t peak_ = 0;
+  std::size_t mallocs_ = 0;
+};
+
+thread_local Arena t_arena;
+
+// Never reached: every Lua call that can raise an error runs protected (see the top of the file).
+int lua_panic(lua_State*) { std::abort(); }
+
+}  // namespace
+
+bool lua_script_loads(std::string_view script, std::string& error, LuaLoadFigures* figures) {
+  Arena& arena = t_arena;
+  error.clear();
+  bool ok = false;
+  if (!arena.start()) {
+    error = kLuaOutOfMemory;
+  } else if (lua_State* L = lua_newstate(&Arena::lua_alloc, &arena); L == nullptr) {
+    error = kLuaOutOfMemory;
+  } else {
+    lua_atpanic(L, &lua_panic);
+    lua_gc(L, LUA_GCSTOP, 0);  // frees are (mostly) no-ops here: collecting would only cost time
+    const int status = luaL_loadbufferx(L, script.data(), script.size(), "=<string>", "t");
+    ok = status == LUA_OK;
+    if (status == LUA_ERRMEM) {
+      error = kLuaOutOfMemory;
+    } else if (!ok) {
+      std::size_t size = 0;
+      const char* text = lua_tolstring(L, -1, &size);
+      error = text != nullptr ? std::string_view(text, size) : "the script does not load";
+    }
+    // No lua_close: the state is nothing but arena memory, dropped below.
+  }
+  if (figures != nullptr) *figures = LuaLoadFigures{arena.peak(), arena.mallocs()};
+  arena.reset();
+  return ok;
+}
+
+}  // namespace kpw
