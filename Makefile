@@ -82,7 +82,8 @@ fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_FUZZ=ON \
 	  -DKPW_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
 	  -DBUILD_TESTING=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source fuzz_json
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source fuzz_json \
+	  fuzz_lua
 	test/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 certs: deps
