@@ -16,6 +16,8 @@
 #include <lua.hpp>
 #include <new>
 
+#include "util/block_cache.hpp"
+
 namespace kpw {
 namespace {
 
@@ -37,14 +39,14 @@ class Arena {
  public:
   ~Arena() {
     reset();
-    std::free(first_);
+    if (first_ != nullptr) free_chunk(first_);
   }
 
   // Ready for a load: every chunk but the first freed, the first emptied.
   bool start() {
     reset();
     if (first_ == nullptr) {
-      first_ = new_chunk(kFirstChunkBytes);
+      first_ = new_chunk(kFirstChunkBytes - aligned(sizeof(Chunk)));
       if (first_ == nullptr) return false;
     }
     use(first_);
@@ -57,7 +59,7 @@ class Arena {
   void reset() {
     while (current_ != nullptr && current_ != first_) {
       Chunk* previous = current_->next;
-      std::free(current_);
+      free_chunk(current_);
       current_ = previous;
     }
     last_ = nullptr;
@@ -88,12 +90,22 @@ class Arena {
   }
 
  private:
+  // From the thread's block cache: a review thread that loads one large script after another
+  // reuses the pages of the last one instead of faulting fresh ones in (util/block_cache.hpp).
+  // Never throws (Lua's C frames may be below): out of memory is nullptr.
   Chunk* new_chunk(std::size_t size) {
-    void* raw = std::malloc(aligned(sizeof(Chunk)) + size);
-    if (raw == nullptr) return nullptr;
+    const std::size_t block = block_cache::capacity(aligned(sizeof(Chunk)) + size);
+    void* raw = nullptr;
+    try {
+      raw = block_cache::allocate(block);
+    } catch (const std::bad_alloc&) {
+      return nullptr;
+    }
     ++mallocs_;
-    return new (raw) Chunk{nullptr, size};
+    return new (raw) Chunk{nullptr, block - aligned(sizeof(Chunk))};
   }
+
+  static void free_chunk(Chunk* c) { block_cache::deallocate(c, aligned(sizeof(Chunk)) + c->size); }
 
   void use(Chunk* c) {
     current_ = c;
@@ -105,7 +117,10 @@ class Arena {
     const std::size_t size = aligned(n);
     if (handed_ + size > kLuaMemoryCap) return nullptr;
     if (static_cast<std::size_t>(end_ - top_) < size) {
-      const std::size_t want = std::max(size, std::min(2 * current_->size, kLuaMemoryCap));
+      // Blocks double (a power of two is what the block cache keeps), up to the cap.
+      const std::size_t header = aligned(sizeof(Chunk));
+      const std::size_t want =
+          std::max(size, std::min(2 * (current_->size + header), kLuaMemoryCap) - header);
       Chunk* c = new_chunk(want);
       if (c == nullptr) return nullptr;
       c->next = current_;

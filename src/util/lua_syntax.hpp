@@ -11,7 +11,7 @@ namespace kpw {
 
 struct LuaLoadFigures {
   std::size_t arena_bytes = 0;  // handed out to Lua while loading (the cap counts these)
-  std::size_t mallocs = 0;      // chunks the arena took from the system for this load
+  std::size_t mallocs = 0;      // chunks taken for this load (the thread's block cache, or malloc)
 };
 
 // At most this many bytes are handed to Lua for one load (a 3 MiB realistic script needs about
