@@ -164,6 +164,100 @@ thread_local Arena t_arena;
 // Never reached: every Lua call that can raise an error runs protected (see the top of the file).
 int lua_panic(lua_State*) { std::abort(); }
 
+// What Lua 5.2 reads that gopher-lua, upstream's parser (and the Lua that runs the scripts in
+// Karmada's controllers), does not: the `\z` escape and hexadecimal floats (`0x1p4`, `0x1.8`).
+// Scans a script Lua 5.2 has loaded (so lexically valid): comments, long brackets, short strings
+// and numbers, in one pass. The first such token as `<string>:<line>: <why> near '<token>'`, or
+// false.
+std::size_t long_bracket_level(std::string_view s, std::size_t i) {  // at '[': level, or npos
+  std::size_t j = i + 1;
+  while (j < s.size() && s[j] == '=') ++j;
+  return j < s.size() && s[j] == '[' ? j - i - 1 : std::string_view::npos;
+}
+
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+bool is_hex(char c) { return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F'); }
+bool is_word(char c) {
+  return is_digit(c) || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+bool outside_upstream_dialect(std::string_view s, std::string& error) {
+  std::size_t line = 1;
+  auto report = [&](std::size_t from, std::size_t to, std::string_view why) {
+    error = "<string>:" + std::to_string(line) + ": ";
+    error += why;
+    error += " near '";
+    error += s.substr(from, std::min<std::size_t>(to - from, 40));
+    error += "'";
+    return true;
+  };
+  // Past the long bracket of `level` opened before `i`, counting lines.
+  auto skip_long = [&](std::size_t i, std::size_t level) {
+    for (; i < s.size(); ++i) {
+      if (s[i] == '\n') ++line;
+      if (s[i] != ']') continue;
+      std::size_t j = i + 1;
+      while (j < s.size() && s[j] == '=') ++j;
+      if (j < s.size() && s[j] == ']' && j - i - 1 == level) return j + 1;
+    }
+    return s.size();
+  };
+  for (std::size_t i = 0; i < s.size();) {
+    const char c = s[i];
+    if (c == '\n') {
+      ++line;
+      ++i;
+    } else if (c == '-' && i + 1 < s.size() && s[i + 1] == '-') {  // a comment
+      i += 2;
+      if (i < s.size() && s[i] == '[') {
+        if (const std::size_t level = long_bracket_level(s, i); level != std::string_view::npos) {
+          i = skip_long(i + level + 2, level);
+          continue;
+        }
+      }
+      while (i < s.size() && s[i] != '\n') ++i;
+    } else if (c == '[') {
+      const std::size_t level = long_bracket_level(s, i);
+      i = level == std::string_view::npos ? i + 1 : skip_long(i + level + 2, level);
+    } else if (c == '"' || c == '\'') {
+      const std::size_t start = i++;
+      for (; i < s.size() && s[i] != c; ++i) {
+        if (s[i] != '\\') continue;
+        if (++i >= s.size()) break;
+        if (s[i] == 'z') return report(start, i + 1, "escape '\\z' is not in upstream's dialect");
+        if (s[i] == '\n') ++line;
+      }
+      ++i;
+    } else if (c == '.' && i + 1 < s.size() && s[i + 1] == '.') {  // `..`, `...`
+      i += 2;
+    } else if (is_digit(c) || (c == '.' && i + 1 < s.size() && is_digit(s[i + 1]))) {
+      const std::size_t start = i;
+      if (c == '0' && i + 1 < s.size() && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
+        i += 2;
+        while (i < s.size() && is_hex(s[i])) ++i;
+        if (i < s.size() && (s[i] == '.' || s[i] == 'p' || s[i] == 'P')) {
+          std::size_t end = i + 1;
+          while (end < s.size() &&
+                 (is_word(s[end]) || s[end] == '.' || s[end] == '+' || s[end] == '-')) {
+            ++end;
+          }
+          return report(start, end, "a hexadecimal float is not in upstream's dialect");
+        }
+      }
+      while (i < s.size() &&
+             (is_word(s[i]) || s[i] == '.' ||
+              ((s[i] == '+' || s[i] == '-') && (s[i - 1] == 'e' || s[i - 1] == 'E')))) {
+        ++i;
+      }
+    } else if (is_word(c)) {
+      while (i < s.size() && is_word(s[i])) ++i;
+    } else {
+      ++i;
+    }
+  }
+  return false;
+}
+
 }  // namespace
 
 bool lua_script_loads(std::string_view script, std::string& error, LuaLoadFigures* figures) {
@@ -190,6 +284,7 @@ bool lua_script_loads(std::string_view script, std::string& error, LuaLoadFigure
   }
   if (figures != nullptr) *figures = LuaLoadFigures{arena.peak(), arena.mallocs()};
   arena.reset();
+  if (ok && outside_upstream_dialect(script, error)) return false;
   return ok;
 }
 

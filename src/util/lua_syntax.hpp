@@ -21,10 +21,11 @@ inline constexpr std::string_view kLuaOutOfMemory =
     "the script needs more than 64 MiB to compile; split it";
 
 // Loads `script` (parse and compile only) in a fresh lua_State over the calling thread's arena,
-// then closes it. True when it loads; otherwise false with Lua's message in `error` (for example
-// `<string>:1: unexpected symbol near '&'`). Bounded: Lua's own limits cap the nesting (200 C
-// levels) and kLuaMemoryCap the memory; the time is linear in the script. `figures`, when given,
-// tells what the load cost (tests and benchmarks).
+// then drops it. True when it loads and uses nothing of Lua 5.2 that upstream's gopher-lua lacks
+// (the `\z` escape, hexadecimal floats); otherwise false with Lua's message in `error` (for
+// example `<string>:1: unexpected symbol near '&'`), or ours for those two. Bounded: Lua's own
+// limits cap the nesting (200 C levels) and kLuaMemoryCap the memory; the time is linear in the
+// script. `figures`, when given, tells what the load cost (tests and benchmarks).
 bool lua_script_loads(std::string_view script, std::string& error,
                       LuaLoadFigures* figures = nullptr);
 

@@ -72,6 +72,7 @@ DIFFERENCES = {
     ("/validate-resourceinterpretercustomization", "RIC-2h-unterminated-string.json"): LUA_MESSAGE,
     ("/validate-resourceinterpretercustomization", "RIC-2i-lua53-floor-division.json"): LUA_MESSAGE,
     ("/validate-resourceinterpretercustomization", "RIC-2j-lua54-const.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2k-lua52-only-syntax.json"): LUA_MESSAGE,
     ("/validate-resourceinterpretercustomization", "RIC-S1a-target-absent.json"): STRICT_SCHEMA,
     ("/validate-resourceinterpretercustomization", "RIC-S1b-script-of-wrong-type.json"): DECODE,
 }

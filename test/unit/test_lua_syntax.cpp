@@ -70,6 +70,24 @@ TEST_CASE("RIC-2 lua: the dialect is Lua 5.1 plus goto and labels") {
   CHECK(load_error("local goto = 1") == "<string>:1: <name> expected near 'goto'");
 }
 
+TEST_CASE("RIC-2 lua: what Lua 5.2 reads and gopher-lua does not is refused") {
+  // Upstream refuses these (and gopher-lua runs the scripts in Karmada's controllers).
+  CHECK(load_error("x = \"a\\z\n  b\"") ==
+        "<string>:1: escape '\\z' is not in upstream's dialect near '\"a\\z'");
+  CHECK(load_error("x = 1\ny = 0x1p4") ==
+        "<string>:2: a hexadecimal float is not in upstream's dialect near '0x1p4'");
+  CHECK(load_error("x = 0X1.8") ==
+        "<string>:1: a hexadecimal float is not in upstream's dialect near '0X1.8'");
+  CHECK(load_error("--[==[\n]==] x = '\\\n' .. 0xA.8") ==
+        "<string>:3: a hexadecimal float is not in upstream's dialect near '0xA.8'");
+  // Not an escape, a comment, a long string, an integer, a decimal exponent, concatenation.
+  CHECK(loads("x = \"\\\\z\""));
+  CHECK(loads("-- \\z 0x1p4\nx = 1"));
+  CHECK(loads("--[[ 0x1p4 ]] x = [==[ \\z 0x1.8 ]==]"));
+  CHECK(loads("x = 0xFF + 0x10 .. 1 .. .5e-3 + 1E+2"));
+  CHECK(loads("local a0x1p4 = 1 return a0x1p4"));
+}
+
 TEST_CASE("RIC-2 lua: compile errors, not only syntax errors") {
   CHECK(load_error("break") == "<string>:1: <break> at line 1 not inside a loop");
   CHECK(load_error("goto nowhere") ==
