@@ -12,16 +12,18 @@ ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev libcli11-dev libyaml-cpp-dev \
+      liblua5.2-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
  && cmake --build /build --target karmada-policy-webhook -j "$(nproc)" \
  && strip /build/karmada-policy-webhook
-# The runtime stage installs libssl3 and libyaml-cpp0.7 (the `check` command reads YAML): fail
-# here, not at start-up, if the binary ever links another shared library that bookworm-slim lacks.
+# The runtime stage installs libssl3, libyaml-cpp0.7 (the `check` command reads YAML) and
+# liblua5.2-0 (RIC-2 parses Lua scripts): fail here, not at start-up, if the binary ever links
+# another shared library that bookworm-slim lacks.
 RUN unexpected="$(ldd /build/karmada-policy-webhook | awk '{print $1}' \
-      | grep -Ev '^(linux-vdso\.so|libssl\.so\.3|libcrypto\.so\.3|libyaml-cpp\.so\.0\.7|libstdc\+\+\.so|libgcc_s\.so|libc\.so|libm\.so|/lib64/ld-linux)' || true)" \
+      | grep -Ev '^(linux-vdso\.so|libssl\.so\.3|libcrypto\.so\.3|libyaml-cpp\.so\.0\.7|liblua5\.2\.so\.0|libstdc\+\+\.so|libgcc_s\.so|libc\.so|libm\.so|/lib64/ld-linux)' || true)" \
  && if [ -n "$unexpected" ]; then \
       echo "the runtime stage lacks: $unexpected (add its package there)" >&2; exit 1; \
     fi \
@@ -31,7 +33,7 @@ RUN unexpected="$(ldd /build/karmada-policy-webhook | awk '{print $1}' \
 FROM debian:bookworm-slim
 ARG DEBIAN_FRONTEND=noninteractive
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libssl3 libyaml-cpp0.7 \
+ && apt-get install -y --no-install-recommends libssl3 libyaml-cpp0.7 liblua5.2-0 \
  && rm -rf /var/lib/apt/lists/* \
  && echo 'nonroot:x:65532:65532:nonroot:/nonexistent:/usr/sbin/nologin' >>/etc/passwd \
  && echo 'nonroot:x:65532:' >>/etc/group

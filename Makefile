@@ -8,7 +8,7 @@ CERT_DIR ?= certs/dev
 
 # Everything the build, the tests and the benchmark need, all from Debian's packages.
 DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
-	libcli11-dev libyaml-cpp-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
+	libcli11-dev libyaml-cpp-dev liblua5.2-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
 	libgnutls28-dev valgrind xz-utils
 
 .PHONY: all deps build server manifests test test-asan fuzz run certs bench soak clean
@@ -82,7 +82,8 @@ fuzz: deps
 	CC=clang CXX=clang++ cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_FUZZ=ON \
 	  -DKPW_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG" \
 	  -DBUILD_TESTING=OFF
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source fuzz_json
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source fuzz_json \
+	  fuzz_lua
 	test/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 certs: deps

@@ -142,6 +142,10 @@ void ErrorList::too_long(Rule rule, const FieldPath& path, std::string_view deta
   add(rule, ErrorType::kTooLong, path, {}, detail);
 }
 
+void ErrorList::invalid_omitted(Rule rule, const FieldPath& path, std::string_view detail) {
+  add(rule, ErrorType::kInvalidOmitted, path, {}, detail);
+}
+
 void ErrorList::invalid(Rule rule, const FieldPath& path, const JsonValue& value,
                         std::string_view detail) {
   value_.clear();

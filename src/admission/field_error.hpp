@@ -90,6 +90,9 @@ class ErrorList {
   void invalid_json(Rule rule, const FieldPath& path, std::string_view rendered,
                     std::string_view detail);
   void invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail);
+  // `Invalid value: <detail>`: no value echoed (apimachinery's omitted value), for a value too
+  // large to show (a script).
+  void invalid_omitted(Rule rule, const FieldPath& path, std::string_view detail);
   void not_supported(Rule rule, const FieldPath& path, std::string_view value,
                      std::initializer_list<std::string_view> supported);
   void not_supported(Rule rule, const FieldPath& path, const JsonValue& value,

@@ -48,6 +48,7 @@ std::string_view error_type_text(ErrorType type) {
     case ErrorType::kRequired:
       return "Required value";
     case ErrorType::kInvalid:
+    case ErrorType::kInvalidOmitted:
       return "Invalid value";
     case ErrorType::kNotSupported:
       return "Unsupported value";
@@ -66,6 +67,7 @@ std::string_view error_cause_type(ErrorType type) {
     case ErrorType::kRequired:
       return "FieldValueRequired";
     case ErrorType::kInvalid:
+    case ErrorType::kInvalidOmitted:
       return "FieldValueInvalid";
     case ErrorType::kNotSupported:
       return "FieldValueNotSupported";

@@ -51,7 +51,17 @@ class FieldPath {
   std::size_t index_;
 };
 
-enum class ErrorType { kRequired, kInvalid, kNotSupported, kDuplicate, kForbidden, kTooLong };
+// kInvalidOmitted: field.Invalid with apimachinery's omitted value (`Invalid value: <detail>`),
+// for a value too large to echo (a whole script).
+enum class ErrorType {
+  kRequired,
+  kInvalid,
+  kNotSupported,
+  kDuplicate,
+  kForbidden,
+  kTooLong,
+  kInvalidOmitted
+};
 
 // `Required value`, `Invalid value`, ...
 std::string_view error_type_text(ErrorType type);

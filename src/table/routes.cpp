@@ -32,6 +32,7 @@
 #include "validators/propagation_policy.hpp"
 #include "validators/propagation_policy_rules.hpp"
 #include "validators/resource_binding.hpp"
+#include "validators/resource_interpreter_customization.hpp"
 #include "validators/resource_interpreter_webhook_configuration.hpp"
 #include "validators/schedule_trigger.hpp"
 #include "validators/workload_rebalancer.hpp"
@@ -51,6 +52,7 @@ using table::kMultiClusterService;
 using table::kOverridePolicy;
 using table::kPropagationPolicy;
 using table::kResourceBinding;
+using table::kResourceInterpreterCustomization;
 using table::kResourceInterpreterWebhookConfiguration;
 using table::kScheduleTrigger;
 using table::kWork;
@@ -237,6 +239,16 @@ constexpr auto kRoutes = std::to_array<Route>({
      .rules = rules::kResourceInterpreterWebhookConfigurationRules,
      .entry = {.name = "resourceinterpreterwebhookconfiguration.karmada-policy-webhook.karmada.io",
                .upstream_name = "config.karmada.io"}},
+    // RIC-2 and the schema; RIC-1 (conflicts, stateful) not judged yet: a warning says so.
+    {.path = "/validate-resourceinterpretercustomization",
+     .mutating = false,
+     .kinds = kKindsOf<&kResourceInterpreterCustomization>,
+     .operations = kCreateUpdate,
+     .reads = Reads::kObject,
+     .handler = &validate_resource_interpreter_customization,
+     .rules = rules::kResourceInterpreterCustomizationRules,
+     .entry = {.name = "resourceinterpretercustomization.karmada-policy-webhook.karmada.io",
+               .upstream_name = "resourceinterpretercustomization.karmada.io"}},
     // No mutating path, as upstream. MCI-9 reads the status of an UPDATE.
     {.path = "/validate-multiclusteringress",
      .mutating = false,

@@ -44,6 +44,8 @@ FHPA = ("autoscaling.karmada.io", "v1alpha1", "FederatedHPA", "federatedhpas")
 RIWC = ("config.karmada.io", "v1alpha1", "ResourceInterpreterWebhookConfiguration",
         "resourceinterpreterwebhookconfigurations")
 CFH = ("autoscaling.karmada.io", "v1alpha1", "CronFederatedHPA", "cronfederatedhpas")
+RIC = ("config.karmada.io", "v1alpha1", "ResourceInterpreterCustomization",
+       "resourceinterpretercustomizations")
 
 UID = "00000000-0000-4000-8000-000000000000"  # request.uid of every body
 
@@ -945,6 +947,57 @@ def cron_names_long(n, _):
 
 
 CFH_SHAPES = [cron_rules_alike, cron_schedules_long, cron_time_zones_many, cron_names_long]
+def interpreter_customization(customizations):
+    obj = {"apiVersion": "config.karmada.io/v1alpha1", "kind": "ResourceInterpreterCustomization",
+           "metadata": {"name": "hostile"},
+           "spec": {"target": {"apiVersion": "apps.example.io/v1", "kind": "Workload"},
+                    "customizations": {k: {"luaScript": v} for k, v in customizations.items()}}}
+    return review(RIC, obj)
+
+
+LUA_FUNCTION = """function F%d(desired, items)
+  local replicas = 0
+  for i = 1, #items do
+    if items[i].status == nil then goto continue end
+    replicas = replicas + items[i].status.replicas
+    ::continue::
+  end
+  desired.status = {replicas = replicas, name = 'f%d'}
+  return desired
+end
+"""
+
+RIC_OPERATIONS = ["retention", "replicaResource", "componentResource", "replicaRevision",
+                  "statusReflection", "statusAggregation", "healthInterpretation",
+                  "dependencyInterpretation"]
+
+
+def lua_functions_long(n, _):
+    """n realistic functions dealt over the eight scripts, the last (InterpretDependency, judged
+    last) broken at its very end: every script is parsed and compiled whole (RIC-2's longest
+    work)."""
+    scripts = {op: "" for op in RIC_OPERATIONS}
+    for i in range(n):
+        scripts[RIC_OPERATIONS[i % 8]] += LUA_FUNCTION % (i, i)
+    scripts["dependencyInterpretation"] += "x = 1 & 2\n"
+    return interpreter_customization(scripts)
+
+
+def lua_nesting_deep(n, _):
+    """n statements each nested 49 closures in tables in parentheses deep (just under Lua's 200 C
+    levels), then one nested 1 000 levels: answered at Lua's limit, after the n."""
+    deep = "x = " + "({function() return " * 49 + "1" + " end})" * 49 + "\n"
+    return interpreter_customization({"retention": deep * n + "y = " + "(" * 1000 + "1"})
+
+
+def lua_constants_many(n, _):
+    """One table of n distinct number constants (Lua's constant table and its memory): past the
+    64 MiB cap at 3 MiB, a clear message."""
+    return interpreter_customization({"statusReflection": "t = {" + ",".join(
+        "1%06d.5" % i for i in range(n)) + "}"})
+
+
+RIC_SHAPES = [lua_functions_long, lua_nesting_deep, lua_constants_many]
 
 # (webhook path, cluster-scoped policy?, shapes)
 CATALOGUE = [
@@ -974,6 +1027,7 @@ CATALOGUE = [
     ("/validate-multiclusteringress", None, MCI_SHAPES),
     ("/validate-resourceinterpreterwebhookconfiguration", None, RIWC_SHAPES),
     ("/validate-cronfederatedhpa", None, CFH_SHAPES),
+    ("/validate-resourceinterpretercustomization", None, RIC_SHAPES),
     ("/validate-multiclusterservice", None, MCS_SHAPES),
     ("/mutate-multiclusterservice", None, MCS_SHAPES),
     ("/validate-federatedhpa", None, FHPA_SHAPES),

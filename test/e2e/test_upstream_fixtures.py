@@ -30,7 +30,8 @@ from harness import check  # noqa: E402
 PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice",
          "/mutate-multiclusterservice", "/validate-multiclusteringress",
          "/validate-resourceinterpreterwebhookconfiguration", "/mutate-federatedhpa",
-         "/validate-federatedhpa", "/validate-cronfederatedhpa"]
+         "/validate-federatedhpa", "/validate-cronfederatedhpa",
+         "/validate-resourceinterpretercustomization"]
 FIELDS = ("allowed", "code", "reason", "message")
 
 NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
@@ -40,8 +41,6 @@ NO_CONTENT = ("message", "ours names what is missing: `there is no content to de
               "request.oldObject is empty`")
 STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the CRD's schema in the webhook too; upstream admits "
                  "what its Go type decodes (the API server's schema refuses it first)")
-DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 / CFH-S1 (strict) name the field of the wrong type "
-          "(403); upstream cannot decode the object (400, Go's decoding error)")
 OURS_STRICT = (("allowed", "code", "message", "reason"), "D-H1 / D-H2 (strict, ours): a negative "
                "tolerance, a metric selector that is no label selector; upstream validates neither")
 CFH_STRICT = (("allowed", "code", "message", "reason"), "CFH-S1 (strict): the CRD's schema in the webhook too; "
@@ -55,6 +54,12 @@ CFH_TZ = ("message", "CFH-6: the built-in tzdata names, the same on every host: 
 CUT_DETAIL = ("message", "a detail quoting a tenant's text past 256 bytes is cut as an echoed value "
               "(docs/compatibility.md, \"Bounded answers\"); upstream quotes it whole (and here, for a "
               "time zone, answers the host's `file name too long`)")
+DECODE = (("code", "message", "reason"), "MCS-S1 / MCI-S1 / RIWC-S1 / CFH-S1 / FH-S1 / RIC-S1 (strict) name the field of the wrong type "
+          "(403); upstream cannot decode the object (400, Go's decoding error)")
+LUA_MESSAGE = ("message", "RIC-2: ours names the script's field (`spec.customizations.<x>.luaScript: "
+               "Invalid value: `) before upstream's `InterpreterOperation(<op>) Lua script error: `, "
+               "then Lua 5.2's message where upstream has gopher-lua's (docs/compatibility.md, "
+               "\"RIC-2: the Lua parser\")")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
     ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
@@ -87,6 +92,18 @@ DIFFERENCES = {
     ("/validate-cronfederatedhpa", "CFH-S1a-rules-absent.json"): CFH_STRICT,
     ("/validate-cronfederatedhpa", "CFH-S1b-replicas-of-wrong-type.json"): DECODE,
     ("/validate-cronfederatedhpa", "CFH-S1c-name-length-and-limits.json"): CFH_STRICT,
+    ("/validate-resourceinterpretercustomization", "RIC-2b-invalid-token.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2c-first-in-upstream-order.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2d-break-outside-loop.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2e-goto-without-label.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2f-vararg-outside.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2g-too-many-locals.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2h-unterminated-string.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2i-lua53-floor-division.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2j-lua54-const.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-2k-lua52-only-syntax.json"): LUA_MESSAGE,
+    ("/validate-resourceinterpretercustomization", "RIC-S1a-target-absent.json"): STRICT_SCHEMA,
+    ("/validate-resourceinterpretercustomization", "RIC-S1b-script-of-wrong-type.json"): DECODE,
 }
 
 

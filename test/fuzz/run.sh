@@ -20,11 +20,11 @@ max_len=65536  # libFuzzer -max_len: the largest input it tries (and the size of
 
 # Seeds: every fixture's request body (review, and json for the differential JSON reader), every
 # object a fixture carries (patch), every policy file of the check fixtures and the examples
-# (check_source), and a few texts at the edges of JSON (json).
+# (check_source), a few texts at the edges of JSON (json), and every luaScript (lua).
 python3 - "$root" "$work" <<'PY'
 import json, os, sys
 root, work = sys.argv[1], sys.argv[2]
-for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source", "fuzz_json"):
+for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source", "fuzz_json", "fuzz_lua"):
     os.makedirs(os.path.join(work, d))
 edges = ['[0,-0,9223372036854775807,-9223372036854775808,18446744073709551615,1.5e-400,1e308]',
          '["\\"\\\\\\/\\b\\f\\n\\r\\t","\\u00e9\\ud83d\\ude00","\u00e9\u20ac"]',
@@ -49,6 +49,11 @@ for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
         open(os.path.join(work, "fuzz_review", "%04d" % n), "w").write(body)
         open(os.path.join(work, "fuzz_json", "%04d" % n), "w").write(body)
         obj = review.get("request", {}).get("object") if isinstance(review, dict) else None
+        if isinstance(obj, dict) and isinstance(obj.get("spec"), dict):  # every Lua script
+            for c, script in sorted((obj["spec"].get("customizations") or {}).items()):
+                if isinstance(script, dict) and isinstance(script.get("luaScript"), str):
+                    open(os.path.join(work, "fuzz_lua", "%04d-%s" % (n, c)), "w").write(
+                        script["luaScript"])
         if isinstance(obj, dict):
             open(os.path.join(work, "fuzz_patch", "%04d" % n), "w").write(json.dumps(obj))
         if isinstance(review, dict):  # the same objects as YAML-ish input for the loader
@@ -74,7 +79,7 @@ done
 echo "== seeds: $hostile hostile bodies of at most $max_len bytes in fuzz_review and fuzz_json"
 
 status=0
-for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json; do
+for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua; do
   bin="$build/test/fuzz/$target"
   [ -x "$bin" ] || { echo "$0: $bin is not built (make fuzz builds it)" >&2; exit 1; }
   regressions=("$here/regressions/$target"/*)
