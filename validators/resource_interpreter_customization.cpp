@@ -10,6 +10,9 @@
 // | RIC-2  | a non-empty luaScript that Lua 5.2 cannot load (parse and     | spec.customizations. |
 // |        | compile; never run): `InterpreterOperation(<op>) Lua script   | <customization>.     |
 // |        | error: <Lua's message>`, the value omitted (a whole script)   | luaScript            |
+//
+// A script that loaded before on this thread is not parsed again (lua_script_loads_remembered:
+// the same bytes, the same verdict).
 #include "validators/resource_interpreter_customization.hpp"
 
 #include <array>
@@ -77,7 +80,7 @@ void check_scripts(const JsonValue& customizations, ErrorList& errors) {
   for (const Operation& op : kOperations) {
     const JsonValue* script = member(object_member(&customizations, op.customization), "luaScript");
     if (script == nullptr || !script->IsString() || script->GetStringLength() == 0) continue;
-    if (lua_script_loads(view(*script), lua_error)) continue;
+    if (lua_script_loads_remembered(view(*script), lua_error)) continue;
     std::string detail = "InterpreterOperation(";
     detail += op.name;
     detail += ") Lua script error: ";

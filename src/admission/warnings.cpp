@@ -18,14 +18,15 @@ void Warnings::add(std::string_view text) {
     full_ = true;
     ++dropped_;
     // The summary must fit too: drop the last shown ones until it does.
-    while (!shown_.empty() && total_ + kSummaryBytes > kMaxTotalBytes) {
-      total_ -= shown_.back().size();
-      shown_.pop_back();
+    while (count_ > 0 && total_ + kSummaryBytes > kMaxTotalBytes) {
+      total_ -= slots_[--count_].size();
       ++dropped_;
     }
     return;
   }
-  std::string& w = shown_.emplace_back(cut);
+  if (count_ == slots_.size()) slots_.emplace_back();
+  std::string& w = slots_[count_++];
+  w.assign(cut);
   for (char& c : w) {
     if (c == '\n' || c == '\t' || c == '\r') c = ' ';
   }
@@ -38,13 +39,13 @@ std::string Warnings::summary() const {
 }
 
 std::vector<std::string> Warnings::all() const {
-  std::vector<std::string> out = shown_;
+  std::vector<std::string> out(slots_.begin(), slots_.begin() + static_cast<std::ptrdiff_t>(count_));
   if (dropped_ > 0) out.push_back(summary());
   return out;
 }
 
 void Warnings::clear() {
-  shown_.clear();
+  count_ = 0;
   total_ = 0;
   dropped_ = 0;
   full_ = false;

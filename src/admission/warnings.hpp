@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,9 +32,9 @@ class Warnings {
     add(scratch_);
   }
 
-  bool empty() const { return shown_.empty() && dropped_ == 0; }
+  bool empty() const { return count_ == 0 && dropped_ == 0; }
   // The warnings shown, in order, then `summary()` when some were dropped.
-  const std::vector<std::string>& shown() const { return shown_; }
+  std::span<const std::string> shown() const { return {slots_.data(), count_}; }
   std::size_t dropped() const { return dropped_; }
   // `and N more warnings` ("" when none were dropped).
   std::string summary() const;
@@ -42,8 +43,11 @@ class Warnings {
   void clear();
 
  private:
-  std::vector<std::string> shown_;
-  std::size_t total_ = 0;  // bytes of shown_
+  // The first count_ slots are shown; the rest keep their capacity for the next review (a
+  // warning every review carries, RIC-1's, costs no allocation once the thread is warm).
+  std::vector<std::string> slots_;
+  std::size_t count_ = 0;
+  std::size_t total_ = 0;  // bytes shown
   std::size_t dropped_ = 0;
   bool full_ = false;
   std::string scratch_;

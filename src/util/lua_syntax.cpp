@@ -11,12 +11,16 @@
 #include "util/lua_syntax.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <lua.hpp>
+#include <memory>
 #include <new>
 
 #include "util/block_cache.hpp"
+#include "util/hash.hpp"
 
 namespace kpw {
 namespace {
@@ -161,6 +165,55 @@ class Arena {
 
 thread_local Arena t_arena;
 
+// The scripts this thread has seen load: their keyed hashes (kLuaRememberedScripts slots, looked
+// through in order: a constant bound) and their bytes, side by side in one buffer taken from the
+// system once, at the first script remembered.
+class RememberedScripts {
+ public:
+  bool contains(std::uint64_t hash, std::string_view script) const {
+    for (std::size_t i = 0; i < count_; ++i) {
+      const Entry& e = entries_[i];
+      if (e.hash == hash && e.size == script.size() &&
+          std::memcmp(bytes_.get() + e.offset, script.data(), script.size()) == 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  void add(std::uint64_t hash, std::string_view script) {
+    if (script.size() > kLuaRememberedScriptBytes) return;
+    if (count_ == entries_.size() || used_ + script.size() > kLuaRememberedBytes) clear();
+    if (bytes_ == nullptr) bytes_.reset(new (std::nothrow) char[kLuaRememberedBytes]);
+    if (bytes_ == nullptr) return;
+    std::memcpy(bytes_.get() + used_, script.data(), script.size());
+    entries_[count_++] = Entry{hash, used_, script.size()};
+    used_ += script.size();
+  }
+
+  void clear() {
+    count_ = 0;
+    used_ = 0;
+  }
+
+  std::size_t count() const { return count_; }
+  std::size_t bytes() const { return used_; }
+
+ private:
+  struct Entry {
+    std::uint64_t hash = 0;
+    std::size_t offset = 0;
+    std::size_t size = 0;
+  };
+  std::array<Entry, kLuaRememberedScripts> entries_{};
+  std::size_t count_ = 0;
+  std::size_t used_ = 0;
+  std::unique_ptr<char[]> bytes_;
+};
+
+thread_local RememberedScripts t_remembered;
+thread_local LuaMemoryFigures t_memory_figures;
+
 // Never reached: every Lua call that can raise an error runs protected (see the top of the file).
 int lua_panic(lua_State*) { std::abort(); }
 
@@ -287,5 +340,27 @@ bool lua_script_loads(std::string_view script, std::string& error, LuaLoadFigure
   if (ok && outside_upstream_dialect(script, error)) return false;
   return ok;
 }
+
+bool lua_script_loads_remembered(std::string_view script, std::string& error) {
+  const std::uint64_t hash = keyed_hash(script);
+  if (t_remembered.contains(hash, script)) {
+    ++t_memory_figures.found;
+    error.clear();
+    return true;
+  }
+  ++t_memory_figures.parsed;
+  if (!lua_script_loads(script, error)) return false;
+  t_remembered.add(hash, script);
+  return true;
+}
+
+LuaMemoryFigures lua_memory_figures() {
+  LuaMemoryFigures figures = t_memory_figures;
+  figures.scripts = t_remembered.count();
+  figures.bytes = t_remembered.bytes();
+  return figures;
+}
+
+void lua_forget_scripts() { t_remembered.clear(); }
 
 }  // namespace kpw

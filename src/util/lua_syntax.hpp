@@ -29,4 +29,28 @@ inline constexpr std::string_view kLuaOutOfMemory =
 bool lua_script_loads(std::string_view script, std::string& error,
                       LuaLoadFigures* figures = nullptr);
 
+// lua_script_loads, with the calling thread's memory of the scripts that loaded: a script byte
+// for byte the same as one remembered loads again without being parsed (its keyed hash finds it,
+// its bytes are compared whole), so the verdict is the same as lua_script_loads' and costs a hash
+// and a compare. Only scripts that loaded are remembered (an error is parsed again, for its
+// message), each up to kLuaRememberedScriptBytes, all up to kLuaRememberedBytes and
+// kLuaRememberedScripts; a script past what is left empties the memory first. An UPDATE of an
+// interpreter customization that leaves its scripts alone, the usual one, is judged in
+// microseconds (docs/performance.md, "ResourceInterpreterCustomization").
+inline constexpr std::size_t kLuaRememberedScriptBytes = 64 * 1024;
+inline constexpr std::size_t kLuaRememberedBytes = 256 * 1024;
+inline constexpr std::size_t kLuaRememberedScripts = 64;
+bool lua_script_loads_remembered(std::string_view script, std::string& error);
+
+// The calling thread's memory: what it found and what it parsed (tests), and emptying it
+// (benchmarks of the first load).
+struct LuaMemoryFigures {
+  std::size_t found = 0;   // scripts answered from memory
+  std::size_t parsed = 0;  // scripts parsed (not remembered, or not to be)
+  std::size_t scripts = 0;  // scripts remembered now
+  std::size_t bytes = 0;    // their bytes
+};
+LuaMemoryFigures lua_memory_figures();
+void lua_forget_scripts();
+
 }  // namespace kpw

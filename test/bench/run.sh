@@ -60,7 +60,7 @@
 #   instructions      callgrind: instructions per review of kpw::handle_http (inclusive Ir /
 #                     calls) for BM_Review/{pp_allowed,pp_denied,cpp_allowed,pp_mutate,
 #                     op_allowed,op_mutate,frq_allowed,frq_denied,mcs_allowed,mci_allowed,
-#                     fhpa_allowed,fhpa_mutate,cfh_allowed,
+#                     fhpa_allowed,fhpa_mutate,cfh_allowed,ric_allowed,
 #                     work_mutate}, one valgrind per
 #                     core at once;
 #                     deterministic: the same binary gives the same count
@@ -242,6 +242,11 @@ mci_body="$here/mci-review.json"
 # A FederatedHPA of five metrics of the four sources and behavior, minReplicas left to the
 # mutator (one op): allowed on both paths.
 fhpa_body="$here/fhpa-review.json"
+# A CronFederatedHPA of three rules (time zones, a macro), and a ResourceInterpreterCustomization
+# of eight realistic Lua scripts (posted again and again: after the first review each script is
+# found in the thread's memory, as for an UPDATE that leaves the scripts alone).
+cfh_body="$here/cfh-review.json"
+ric_body="$here/ric-review.json"
 # A ~20 KB Work as the binding controller creates one (a Deployment, its Service and ConfigMap):
 # /mutate-work's body, and the ceiling's for its ratio (the ceiling reads every body it is sent, so
 # a 20 KB body against the 2.4 KB one would compare TLS reads, not webhooks).
@@ -566,6 +571,8 @@ if want load; then
   check_answer real /validate-multiclusteringress "$(uid_of "$mci_body")" "" "$mci_body"
   check_answer real /validate-federatedhpa "$(uid_of "$fhpa_body")" "" "$fhpa_body"
   check_answer real /mutate-federatedhpa "$(uid_of "$fhpa_body")" patch "$fhpa_body"
+  check_answer real /validate-cronfederatedhpa "$(uid_of "$cfh_body")" "" "$cfh_body"
+  check_answer real /validate-resourceinterpretercustomization "$(uid_of "$ric_body")" "" "$ric_body"
   tls="$(timeout 10 openssl s_client -connect "127.0.0.1:${port[real]}" </dev/null 2>/dev/null |
     sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
             s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
@@ -576,20 +583,25 @@ if want load; then
 
   # ---- keep-alive load: ROUNDS rounds, order rotated ----
   targets=(validating mutating ceiling op-validating op-mutating frq-validating mcs-validating
-    mci-validating fhpa-validating fhpa-mutating work-mutating ceiling-work)
+    mci-validating fhpa-validating fhpa-mutating cfh-validating ric-validating work-mutating
+    ceiling-work)
   declare -A t_server=([validating]=real [mutating]=real [ceiling]=ceiling [op-validating]=real
     [op-mutating]=real [frq-validating]=real [mcs-validating]=real [mci-validating]=real
-    [fhpa-validating]=real [fhpa-mutating]=real    [work-mutating]=real [ceiling-work]=ceiling)
+    [fhpa-validating]=real [fhpa-mutating]=real [cfh-validating]=real [ric-validating]=real
+    [work-mutating]=real [ceiling-work]=ceiling)
   declare -A t_path=([validating]="$validate_path" [mutating]="$mutate_path" [ceiling]="$validate_path"
     [op-validating]=/validate-overridepolicy [op-mutating]=/mutate-overridepolicy
     [frq-validating]=/validate-federatedresourcequota [mcs-validating]=/validate-multiclusterservice
     [mci-validating]=/validate-multiclusteringress [work-mutating]=/mutate-work
     [fhpa-validating]=/validate-federatedhpa [fhpa-mutating]=/mutate-federatedhpa
+    [cfh-validating]=/validate-cronfederatedhpa
+    [ric-validating]=/validate-resourceinterpretercustomization
     [ceiling-work]="$validate_path")
   declare -A t_body=([validating]="$body" [mutating]="$body" [ceiling]="$body" [op-validating]="$op_body"
     [op-mutating]="$op_mutate_body" [frq-validating]="$frq_body" [mcs-validating]="$mcs_body"
     [mci-validating]="$mci_body" [work-mutating]="$work_body" [ceiling-work]="$work_body"
-    [fhpa-validating]="$fhpa_body" [fhpa-mutating]="$fhpa_body")
+    [fhpa-validating]="$fhpa_body" [fhpa-mutating]="$fhpa_body" [cfh-validating]="$cfh_body"
+    [ric-validating]="$ric_body")
   declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
 
   echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
@@ -751,7 +763,7 @@ if want review; then
   # PP, CPP and the other kinds with a keep-alive target (OP, FRQ); not op_denied or ctp_allowed:
   # each count is a valgrind run of a second or more, and the smoke runs them all.
   reviews=(pp_allowed pp_denied cpp_allowed pp_mutate op_allowed op_mutate frq_allowed frq_denied
-    mcs_allowed mci_allowed fhpa_allowed fhpa_mutate cfh_allowed work_mutate)
+    mcs_allowed mci_allowed fhpa_allowed fhpa_mutate cfh_allowed ric_allowed work_mutate)
   declare -A ir=() ir_calls=() ir_each=()
   echo "== instructions per review: callgrind, inclusive Ir of kpw::handle_http / its calls"
   if [ -n "$callgrind_note" ]; then
@@ -1159,7 +1171,7 @@ if want load; then
       "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}"
   done
   for t in validating mutating op-validating op-mutating frq-validating mcs-validating \
-    mci-validating fhpa-validating fhpa-mutating; do
+    mci-validating fhpa-validating fhpa-mutating cfh-validating ric-validating; do
     printf "$fmt" "$t/ceiling" "$(ratio "${m_rps[$t]}" "${m_rps[ceiling]}")" "" \
       "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
       "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
@@ -1224,6 +1236,9 @@ if [ -f "$bench_json" ]; then
               "BM_Review/mci_allowed:MultiClusterIngress, allowed:mci_allowed" \
               "BM_Review/fhpa_allowed:FederatedHPA, allowed:fhpa_allowed" \
               "BM_Review/fhpa_mutate:FederatedHPA, mutate (FH-M1):fhpa_mutate" \
+              "BM_Review/cfh_allowed:CronFederatedHPA, allowed:cfh_allowed" \
+              "BM_Review/ric_allowed:ResourceInterpreterCustomization, again:ric_allowed" \
+              "BM_Review/ric_first:ResourceInterpreterCustomization, first:" \
               "BM_Review/mcs_mutate:MultiClusterService, mutate (no patch):" \
               "BM_Review/work_mutate:Work, mutate (CREATE, 3 manifests):work_mutate"; do
     IFS=: read -r name label key <<<"$pair"
@@ -1276,7 +1291,7 @@ printf "$fmt" "mutating req/s, keep-alive" "$(int "${m_rps[mutating]:-n/a}")" \
 # The other kinds against the same ceiling and PP's targets (validating 0.85, mutating 0.70); the
 # Work against the ceiling fed the same ~20 KB body (0.85).
 for t in op-validating op-mutating frq-validating mcs-validating mci-validating fhpa-validating \
-  fhpa-mutating work-mutating; do
+  fhpa-mutating cfh-validating ric-validating work-mutating; do
   c=ceiling
   t_min=0.85
   if [[ "$t" == *-mutating ]]; then t_min=0.70; fi
@@ -1288,6 +1303,8 @@ for t in op-validating op-mutating frq-validating mcs-validating mci-validating 
     mci-validating) label="  MCI validating req/s" ;;
     fhpa-validating) label="  FHPA validating req/s" ;;
     fhpa-mutating) label="  FHPA mutating req/s" ;;
+    cfh-validating) label="  CFH validating req/s" ;;
+    ric-validating) label="  RIC validating req/s" ;;
     work-mutating) label="  Work mutating req/s (20 KB)"; c=ceiling-work; t_min=0.85 ;;
   esac
   r_t="$(ratio "${m_rps[$t]:-n/a}" "${m_rps[$c]:-n/a}")"
@@ -1310,7 +1327,8 @@ printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met
 printf "$fmt" "mutating review in-process (ns)" "$m_ns" "" "" "< 10000" "$(met "$m_ns" 10000 '<')"
 for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating" \
   "mcs_allowed:  MCS validating" "mci_allowed:  MCI validating" "fhpa_allowed:  FHPA validating" \
-  "fhpa_mutate:  FHPA mutating" "work_mutate:  Work mutating"; do
+  "fhpa_mutate:  FHPA mutating" "cfh_allowed:  CFH validating" "ric_allowed:  RIC validating" \
+  "work_mutate:  Work mutating"; do
   IFS=: read -r key label <<<"$pair"
   k_ns="$(bench_of "BM_Review/$key" ns)"
   printf "$fmt" "$label (ns)" "$k_ns" "" "" "< 10000" "$(met "$k_ns" 10000 '<')"
@@ -1321,7 +1339,8 @@ printf "$fmt" "heap allocations per validating review" "$v_allocs" "" "" "0" "$(
 printf "$fmt" "heap allocations per mutating review" "$m_allocs" "" "" "0" "$(met "$m_allocs" 1 '<')"
 for pair in "op_allowed:  OP validating" "op_mutate:  OP mutating" "frq_allowed:  FRQ validating" \
   "mcs_allowed:  MCS validating" "mci_allowed:  MCI validating" "fhpa_allowed:  FHPA validating" \
-  "fhpa_mutate:  FHPA mutating" "work_mutate:  Work mutating"; do
+  "fhpa_mutate:  FHPA mutating" "cfh_allowed:  CFH validating" "ric_allowed:  RIC validating" \
+  "work_mutate:  Work mutating"; do
   IFS=: read -r key label <<<"$pair"
   k_allocs="$(bench_of "BM_Review/$key" allocs)"
   printf "$fmt" "$label (allocations)" "$k_allocs" "" "" "0" "$(met "$k_allocs" 1 '<')"
@@ -1335,6 +1354,8 @@ printf "$fmt" "  MCS validating" "${ir_each[mcs_allowed]:-n/a}" "" "" "printed" 
 printf "$fmt" "  MCI validating" "${ir_each[mci_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  FHPA validating" "${ir_each[fhpa_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  FHPA mutating" "${ir_each[fhpa_mutate]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  CFH validating" "${ir_each[cfh_allowed]:-n/a}" "" "" "printed" ""
+printf "$fmt" "  RIC validating" "${ir_each[ric_allowed]:-n/a}" "" "" "printed" ""
 printf "$fmt" "  Work mutating" "${ir_each[work_mutate]:-n/a}" "" "" "printed" ""
 w_large="$(size_label "${worst[largest_size]:-${worst_sizes[-1]}}")"
 w_small="$(size_label "${worst[smallest_size]:-${worst_sizes[0]}}")"

@@ -140,6 +140,55 @@ TEST_CASE("RIC-2 lua: memory is capped and comes back", "[linear]") {
   CHECK(figures.arena_bytes < 64 * 1024);
 }
 
+TEST_CASE("RIC-2 lua: a script that loaded is remembered byte for byte, errors never") {
+  using kpw::lua_memory_figures;
+  using kpw::lua_script_loads_remembered;
+  kpw::lua_forget_scripts();
+  std::string error = "stale";
+  const auto before = lua_memory_figures();
+  CHECK(lua_script_loads_remembered(kAggregate, error));
+  CHECK(lua_script_loads_remembered(kAggregate, error));
+  CHECK(error.empty());
+  auto now = lua_memory_figures();
+  CHECK(now.parsed == before.parsed + 1);
+  CHECK(now.found == before.found + 1);
+  CHECK(now.scripts == 1);
+  CHECK(now.bytes == kAggregate.size());
+  // One byte more, one byte changed: parsed, and judged as what they are.
+  std::string changed(kAggregate);
+  changed += " ";
+  CHECK(lua_script_loads_remembered(changed, error));
+  changed.back() = '&';
+  CHECK_FALSE(lua_script_loads_remembered(changed, error));
+  CHECK(error.find("near") != std::string::npos);
+  // A broken script is parsed every time, for its message, and never remembered.
+  std::string again;
+  CHECK_FALSE(lua_script_loads_remembered(changed, again));
+  CHECK(again == error);
+  CHECK_FALSE(lua_script_loads_remembered("x = 0x1p4", error));
+  CHECK_FALSE(lua_script_loads_remembered("x = 0x1p4", error));
+  now = lua_memory_figures();
+  CHECK(now.parsed == before.parsed + 6);
+  CHECK(now.scripts == 2);
+  // Bounded: a script past kLuaRememberedScriptBytes is not remembered; past the slots or the
+  // bytes, the memory starts over, and the verdicts stay right.
+  std::string big = "local t = {" + std::string(kpw::kLuaRememberedScriptBytes, ' ') + "}";
+  CHECK(lua_script_loads_remembered(big, error));
+  CHECK(lua_script_loads_remembered(big, error));
+  CHECK(lua_memory_figures().scripts == 2);
+  for (std::size_t i = 0; i < 3 * kpw::kLuaRememberedScripts; ++i) {
+    const std::string script = "local x = " + std::to_string(i) + std::string(4000, ' ');
+    CHECK(lua_script_loads_remembered(script, error));
+    now = lua_memory_figures();
+    CHECK(now.scripts <= kpw::kLuaRememberedScripts);
+    CHECK(now.bytes <= kpw::kLuaRememberedBytes);
+  }
+  CHECK_FALSE(lua_script_loads_remembered(changed, error));
+  CHECK(lua_script_loads_remembered(kAggregate, error));
+  kpw::lua_forget_scripts();
+  CHECK(lua_memory_figures().scripts == 0);
+}
+
 TEST_CASE("RIC-2 lua: each thread has its own arena") {
   bool other = false;
   std::thread t([&] { other = loads(kAggregate) && !loads("x = 1 & 2"); });
