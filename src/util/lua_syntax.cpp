@@ -342,6 +342,10 @@ bool lua_script_loads(std::string_view script, std::string& error, LuaLoadFigure
 }
 
 bool lua_script_loads_remembered(std::string_view script, std::string& error) {
+  if (script.size() > kLuaRememberedScriptBytes) {  // never remembered: not worth a hash
+    ++t_memory_figures.parsed;
+    return lua_script_loads(script, error);
+  }
   const std::uint64_t hash = keyed_hash(script);
   if (t_remembered.contains(hash, script)) {
     ++t_memory_figures.found;
