@@ -298,9 +298,86 @@ def pods_metric(selector):
                                       "target": {"type": "AverageValue", "averageValue": "1"}}}]
 
 
+def mcs(name, **spec):
+    return obj("MultiClusterService", name, dict({"types": ["CrossCluster"]}, **spec), True,
+               group="networking.karmada.io")
+
+
+def mci(name, path=None, **spec):
+    rule = {"host": "web.example.com", "http": {"paths": [dict({
+        "path": "/", "pathType": "Prefix",
+        "backend": {"service": {"name": "web", "port": {"number": 80}}}}, **(path or {}))]}}
+    return obj("MultiClusterIngress", name, dict({"rules": [rule]}, **spec), True,
+               group="networking.karmada.io")
+
+
+def riwc(object_name, **webhook):
+    return {"apiVersion": "config.karmada.io/v1alpha1",
+            "kind": "ResourceInterpreterWebhookConfiguration", "metadata": {"name": object_name},
+            "webhooks": [dict({"name": "replicas.interpreter.example.com",
+                               "clientConfig": {"url": "https://interpreter.example.com/r"},
+                               "interpreterContextVersions": ["v1alpha1"]}, **webhook)]}
+
+
+def cfh(name, target=None, **rule):
+    return obj("CronFederatedHPA", name, {
+        "scaleTargetRef": target or {"apiVersion": "autoscaling.karmada.io/v1alpha1",
+                                     "kind": "FederatedHPA", "name": "web"},
+        "rules": [dict({"name": "up", "schedule": "0 8 * * *", "targetMinReplicas": 2,
+                        "targetMaxReplicas": 5}, **rule)]}, True, group="autoscaling.karmada.io")
+
+
 # Beyond the one invalid object of each kind: one per further rule family, each refused by our
 # entry with kubectl's text naming the field (the API server's schema admits every one of them).
 FAMILIES = {
+    "MultiClusterService": [
+        (mcs("mcs-mcs2", ports=[{"name": "HTTP_1", "port": 80}]), "spec.ports[0].name", "MCS-2"),
+        (mcs("mcs-mcs3", ports=[{"name": "http", "port": 70000}]), "spec.ports[0].port", "MCS-3"),
+        (mcs("mcs-mcs4", types=["NodePort"]), "spec.types[0]", "MCS-4"),
+        (mcs("mcs-mcs5", types=["CrossCluster", "LoadBalancer"]), "spec.types", "MCS-5"),
+        (mcs("mcs-mcs6", providerClusters=[{"name": "Member_1"}]),
+         "spec.range.providerClusters[0]", "MCS-6"),
+    ],
+    "MultiClusterIngress": [
+        (obj("MultiClusterIngress", "mci-mci1", {"ingressClassName": "nginx"}, True,
+             group="networking.karmada.io"), "spec", "MCI-1"),
+        (mci("mci-mci2", path={"backend": {}}), "spec.rules[0].http.paths[0].backend", "MCI-2"),
+        (mci("mci-mci3", path={"backend": {"resource": {"apiGroup": "Bad_Group",
+                                                         "kind": "Bucket", "name": "b"}}}),
+         "spec.rules[0].http.paths[0].backend.resource.apiGroup", "MCI-3"),
+        (mci("mci-mci4", path={"backend": {"service": {"name": "Web", "port": {"number": 80}}}}),
+         "spec.rules[0].http.paths[0].backend.service.name", "MCI-4"),
+        (mci("mci-mci7", path={"pathType": "Regex"}), "spec.rules[0].http.paths[0].pathType",
+         "MCI-7"),
+        (mci("mci-mci8", tls=[{"hosts": ["bad_host.example.com"], "secretName": "tls"}]),
+         "spec.tls[0].hosts[0]", "MCI-8"),
+    ],
+    "ResourceInterpreterWebhookConfiguration": [
+        (riwc("riwc-riwc1", name="replicas"), "webhooks[0].name", "RIWC-1"),
+        (riwc("riwc-riwc3", rules=[{"operations": ["Scale"], "apiGroups": ["apps"],
+                                    "apiVersions": ["v1"], "kinds": ["Deployment"]}]),
+         "webhooks[0].rules[0].operations[0]", "RIWC-3"),
+        (riwc("riwc-riwc7", timeoutSeconds=31), "webhooks[0].timeoutSeconds", "RIWC-7"),
+        (riwc("riwc-riwc10", clientConfig={"service": {"name": "interpreter",
+                                                       "namespace": "karmada-system",
+                                                       "port": 70000}}),
+         "webhooks[0].clientConfig.service.port", "RIWC-10"),
+        (riwc("riwc-riwc11", interpreterContextVersions=["v1beta1"]),
+         "webhooks[0].interpreterContextVersions", "RIWC-11"),
+    ],
+    "CronFederatedHPA": [
+        (cfh("cfh-cfh2", target={"apiVersion": "autoscaling.karmada.io/v1alpha1",
+                                  "kind": "Deployment", "name": "web"}),
+         "spec.scaleTargetRef.kind", "CFH-2"),
+        (cfh("cfh-cfh3", target={"apiVersion": "apps/v1", "kind": "Deployment", "name": "a/b"},
+             targetReplicas=1), "spec.scaleTargetRef.name", "CFH-3"),
+        (cfh("cfh-cfh6", timeZone="Mars/Olympus_Mons"), "spec.rules[0].timeZone", "CFH-6"),
+        (cfh("cfh-cfh8", targetMinReplicas=0), "spec.rules[0].targetMinReplicas", "CFH-8"),
+        (cfh("cfh-cfh10", targetMinReplicas=6), "spec.rules[0].targetMinReplicas", "CFH-10"),
+        (cfh("cfh-cfh12", target=DEPLOYMENT, targetReplicas=-1),
+         "spec.rules[0].targetReplicas", "CFH-12"),
+        (cfh("cfh-dc2", schedule="0 0 * * 7"), "spec.rules[0].schedule", "D-C2"),
+    ],
     "FederatedHPA": [
         (fhpa("fhpa-fh5", scaleTargetRef={"kind": "Deployment", "name": "a/b"}),
          "spec.scaleTargetRef.name", "FH-5"),
