@@ -26,9 +26,8 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import harness  # noqa: E402
-import kube  # noqa: E402
 from harness import check  # noqa: E402
-from test_upstream_fixtures import post, start_upstream  # noqa: E402
+from test_upstream_fixtures import post, run_beside_upstream  # noqa: E402
 
 PATH = "/validate-cronfederatedhpa"
 SEED = 20261126
@@ -124,20 +123,7 @@ def test_same_verdicts(env):
 
 
 def main(args):
-    upstream, why = kube.upstream_webhook(args.source, os.path.dirname(args.binary))
-    if upstream is None:
-        print("SKIP upstream's webhook: %s" % why, flush=True)
-        return kube.SKIP
-    certs = harness.make_certs(args.source)
-    proc, port = start_upstream(upstream, certs, os.path.join(harness.temp_dir("upstream-cron"),
-                                                              "karmada-webhook.log"))
-    try:
-        with harness.Server(args.binary, certs) as ours:
-            env = type("Env", (), {"ca": os.path.join(certs, "ca.crt"), "upstream_port": port,
-                                   "ours": ours.port})
-            return harness.run_tests([test_same_verdicts], env)
-    finally:
-        kube.stop_process(proc)
+    return run_beside_upstream(args, "upstream-cron", [test_same_verdicts])
 
 
 if __name__ == "__main__":

@@ -176,21 +176,27 @@ def test_same_answers(env):
     check(compared, "nothing compared")
 
 
-def main(args):
+def run_beside_upstream(args, name: str, tests: list) -> int:
+    """Runs `tests` with upstream's karmada-webhook and ours up on one certificate (env.source,
+    env.ca, env.upstream_port, env.ours), or skips without upstream's binary."""
     upstream, why = kube.upstream_webhook(args.source, os.path.dirname(args.binary))
     if upstream is None:
         print("SKIP upstream's webhook: %s" % why, flush=True)
         return kube.SKIP
     certs = harness.make_certs(args.source)
-    proc, port = start_upstream(upstream, certs, os.path.join(harness.temp_dir("upstream"),
+    proc, port = start_upstream(upstream, certs, os.path.join(harness.temp_dir(name),
                                                               "karmada-webhook.log"))
     try:
         with harness.Server(args.binary, certs) as ours:
             env = type("Env", (), {"source": args.source, "ca": os.path.join(certs, "ca.crt"),
                                    "upstream_port": port, "ours": ours.port})
-            return harness.run_tests([test_same_answers], env)
+            return harness.run_tests(tests, env)
     finally:
         kube.stop_process(proc)
+
+
+def main(args):
+    return run_beside_upstream(args, "upstream", [test_same_answers])
 
 
 if __name__ == "__main__":
