@@ -101,7 +101,8 @@ void ReviewPool::run() {
       }
     }
   }
-  block_cache::release_this_thread();
+  // Not only released: thread_local destructors still to run (the Lua arena's) free into it.
+  block_cache::disable_for_this_thread();
 }
 
 ReviewPool::~ReviewPool() {

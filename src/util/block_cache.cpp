@@ -82,4 +82,11 @@ bool release_this_thread() noexcept {
   return any;
 }
 
+void disable_for_this_thread() noexcept {
+  release_this_thread();
+  t_cache.enabled = false;
+}
+
+std::size_t cached_bytes_this_thread() noexcept { return t_cache.cached_bytes; }
+
 }  // namespace kpw::block_cache

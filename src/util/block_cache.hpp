@@ -27,4 +27,12 @@ std::size_t capacity(std::size_t size);
 // Frees every cached block of the calling thread. True when there were any.
 bool release_this_thread() noexcept;
 
+// At the end of a thread's work: frees every cached block and turns caching off, so that what a
+// thread_local destructor frees afterwards (the Lua arena's first chunk, util/lua_syntax) goes
+// back to the system instead of into a cache nobody will empty.
+void disable_for_this_thread() noexcept;
+
+// Bytes the calling thread keeps in its cache (tests).
+std::size_t cached_bytes_this_thread() noexcept;
+
 }  // namespace kpw::block_cache
