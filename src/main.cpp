@@ -5,12 +5,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <iostream>
 #include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "admission/cluster_state.hpp"
 #include "admission/feature_gates.hpp"
 #include "admission/review.hpp"
 #include "admission/route.hpp"
@@ -18,6 +20,7 @@
 #include "admission/settings.hpp"
 #include "api/karmada.hpp"
 #include "check/check.hpp"
+#include "kube/ric_cache.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
 #include "table/manifests.hpp"
@@ -64,6 +67,12 @@ struct ServeFlags {
   bool allow_no_execute_taint_policy = false;
   std::optional<long long> default_rebalancer_ttl_seconds;
   std::vector<std::string> feature_gates;
+  // The cluster state (RIC-1's watch cache): docs/operations.md, "Cluster state".
+  std::string cluster_state = "auto";
+  std::string kubeconfig;
+  double kube_api_qps = 40;
+  int kube_api_burst = 60;
+  std::string cluster_state_stale_after = "5m";
 };
 
 // "500ms", "5s", "2m", "1h", or a bare number of seconds.
@@ -203,6 +212,45 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
                  "large bodies read, queued or judged at once; more get HTTP 429 (retried)")
       ->check(CLI::Range(1LL, 65536LL))
       ->capture_default_str();
+  app.add_option("--cluster-state", f.cluster_state,
+                 "RIC-1's read-only watch of resourceinterpretercustomizations: auto (the API "
+                 "server of --kubeconfig, else $KUBECONFIG, else the pod's service account; none: "
+                 "off) or off (every ResourceInterpreterCustomization review warns that RIC-1 "
+                 "was not checked)")
+      ->check(CLI::IsMember({"auto", "off"}))
+      ->capture_default_str();
+  app.add_option("--kubeconfig", f.kubeconfig,
+                 "kubeconfig of the API server holding the ResourceInterpreterCustomizations "
+                 "(karmada-apiserver); its current context");
+  app.add_option("--kube-api-qps", f.kube_api_qps, "requests per second to that API server")
+      ->check(CLI::Range(0.1, 100000.0))
+      ->capture_default_str();
+  app.add_option("--kube-api-burst", f.kube_api_burst, "burst of requests to that API server")
+      ->check(CLI::Range(1, 100000))
+      ->capture_default_str();
+  app.add_option("--cluster-state-stale-after", f.cluster_state_stale_after,
+                 "/readyz fails when the watch has heard nothing from the API server for this "
+                 "long (0: only until the first list)")
+      ->check(Duration(false))
+      ->capture_default_str();
+}
+
+// The API server RIC-1's cache reads: --kubeconfig, else $KUBECONFIG, else the pod's service
+// account; none (`found` false) outside a pod with neither. An error stops the server.
+std::optional<std::string> cluster_config(const ServeFlags& f, kpw::kube::KubeConfig& config,
+                                          bool& found) {
+  found = false;
+  if (f.cluster_state == "off") return std::nullopt;
+  std::string path = f.kubeconfig;
+  if (path.empty()) {
+    const char* env = std::getenv("KUBECONFIG");
+    path = env == nullptr ? "" : std::string(env).substr(0, std::string(env).find(':'));
+  }
+  if (!path.empty()) {
+    found = true;
+    return kpw::kube::load_kubeconfig(path, "", config);
+  }
+  return kpw::kube::load_in_cluster(config, &found);
 }
 
 // How reviews are judged: --strict-rules, --allow-no-execute-taint-policy and the mutators'
@@ -307,12 +355,46 @@ int serve(const ServeFlags& f, const kpw::Settings& settings) {
   std::vector<kpw::metrics::WebhookSeriesSpec> series;
   for (const kpw::Route& r : kpw::routes()) series.push_back({r.path, r.rules});
   kpw::metrics::set_webhooks(series);
-  const auto handler = [&settings](const kpw::Route* route, std::string_view method,
-                                   std::string_view content_type, std::string& body,
-                                   kpw::HttpAnswer& answer) {
-    kpw::handle_http(route, method, content_type, body, settings, answer);
+  // RIC-1's cache, on a thread of its own; reviews read `cluster` and never wait on it.
+  kpw::Settings judged = settings;
+  kpw::ClusterState cluster;
+  std::unique_ptr<kpw::kube::RicCache> cache;
+  kpw::kube::KubeConfig kube_config;
+  bool have_cluster = false;
+  if (auto error = cluster_config(f, kube_config, have_cluster)) {
+    return usage_error("--cluster-state: " + *error);
+  }
+  if (have_cluster) {
+    kpw::kube::ClientLimits limits;
+    limits.qps = f.kube_api_qps;
+    limits.burst = f.kube_api_burst;
+    std::unique_ptr<kpw::kube::ApiClient> client;
+    if (auto error = kpw::kube::ApiClient::make(kube_config, limits, client)) {
+      return usage_error("--cluster-state: " + *error);
+    }
+    kpw::kube::CacheOptions cache_options;
+    cache_options.stale_after = *parse_duration(f.cluster_state_stale_after);
+    cache = std::make_unique<kpw::kube::RicCache>(std::move(client), cluster, cache_options);
+    judged.cluster = &cluster;
+    options.ready_gate = [c = cache.get()] { return c->ready(); };
+    kpw::metrics::set_more([c = cache.get()](std::string& out) { c->render_metrics(out); });
+    options.on_serving = [c = cache.get()] { c->start(); };
+  } else {
+    options.on_serving = [] {
+      kpw::log::info(
+          "cluster state: off (no --kubeconfig, no $KUBECONFIG, not in a pod, or "
+          "--cluster-state=off): RIC-1 is not judged and every ResourceInterpreterCustomization "
+          "review warns so");
+    };
+  }
+  const auto handler = [&judged](const kpw::Route* route, std::string_view method,
+                                 std::string_view content_type, std::string& body,
+                                 kpw::HttpAnswer& answer) {
+    kpw::handle_http(route, method, content_type, body, judged, answer);
   };
-  if (auto error = kpw::run_server(options, handler)) return usage_error(*error);
+  auto error = kpw::run_server(options, handler);
+  if (cache != nullptr) cache->stop();
+  if (error) return usage_error(*error);
   return 0;
 }
 

@@ -26,7 +26,7 @@ LAYERS = [
     ["src/main.cpp"],
     ["src/check"],
     ["src/table"],
-    ["src/server"],
+    ["src/server", "src/kube"],
     ["validators", "mutators", "converters"],
     ["src/admission"],
     ["src/api"],

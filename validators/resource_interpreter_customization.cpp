@@ -1,24 +1,33 @@
 // ResourceInterpreterCustomization rules (docs/rules.md "ResourceInterpreterCustomization"): the
-// CRD's schema (RIC-S1), then RIC-2 over the operations in upstream's order, the first script
-// that does not load the only error (upstream stops there). Every review also carries the RIC-1
-// warning. No ObjectMeta rules, as upstream.
+// CRD's schema (RIC-S1), then RIC-1 against the cluster's customizations, then RIC-2 over the
+// operations in upstream's order; the first RIC-1 conflict or the first script that does not load
+// is the only error (upstream stops there). No ObjectMeta rules, as upstream.
 //
 // | rule   | what denies                                                  | path                 |
 // |--------|--------------------------------------------------------------|----------------------|
 // | RIC-S1 | spec, target, target.apiVersion/kind, customizations or a     | spec.…               |
 // |        | customization's luaScript absent; a field of the wrong type   |                      |
-// | RIC-2  | a non-empty luaScript that Lua 5.2 cannot load (parse and     | spec.customizations. |
-// |        | compile; never run): `InterpreterOperation(<op>) Lua script   | <customization>.     |
-// |        | error: <Lua's message>`, the value omitted (a whole script)   | luaScript            |
+// | RIC-1  | another customization (another name) of the same target   | spec.customizations. |
+// |        | apiVersion and kind scripts an operation this one scripts     | <customization>.     |
+// |        | (InterpretDependency excepted): `conflicting with Interpreter | luaScript            |
+// |        | Operation(<op>) of existing ResourceInterpreterCustomization(  | | |        |
+// <name>)`, the first such customization by name, its first      |                      | | |
+// operation in upstream's order; judged against the watch cache  |                      | | RIC-2
+// | a non-empty luaScript that Lua 5.2 cannot load (parse and     | spec.customizations. | | |
+// compile; never run): `InterpreterOperation(<op>) Lua script   | <customization>.     | |        |
+// error: <Lua's message>`, the value omitted (a whole script)   | luaScript            |
 //
 // A script that loaded before on this thread is not parsed again (lua_script_loads_remembered:
 // the same bytes, the same verdict).
 #include "validators/resource_interpreter_customization.hpp"
 
 #include <array>
+#include <bit>
 #include <string>
 #include <string_view>
 
+#include "admission/cluster_state.hpp"
+#include "api/interpreter_operations.hpp"
 #include "api/object.hpp"
 #include "util/lua_syntax.hpp"
 #include "validators/schema.hpp"
@@ -38,22 +47,8 @@ constexpr Node customization(std::string_view name) {
   return Node{.name = name, .type = Type::kObject, .fields = kScriptFields};
 }
 
-// An operation, the customization that holds its script, in upstream's order of RIC-2
-// (pkg/util/interpreter/rule.go): InterpretDependency last.
-struct Operation {
-  std::string_view name;
-  std::string_view customization;
-};
-constexpr std::array<Operation, 8> kOperations = {{
-    {"Retain", "retention"},
-    {"InterpretReplica", "replicaResource"},
-    {"InterpretComponent", "componentResource"},
-    {"ReviseReplica", "replicaRevision"},
-    {"InterpretStatus", "statusReflection"},
-    {"AggregateStatus", "statusAggregation"},
-    {"InterpretHealth", "healthInterpretation"},
-    {"InterpretDependency", "dependencyInterpretation"},
-}};
+using karmada::InterpreterOperation;
+using karmada::kInterpreterOperations;
 
 constexpr std::array kCustomizationFields = {
     customization("componentResource"),    customization("dependencyInterpretation"),
@@ -73,23 +68,64 @@ constexpr Node kSpec{
 constexpr std::array kRootFields = {kSpec};
 static_assert(schema::fits_a_mask(kRootFields));
 
+// The script of one operation, if it is a non-empty string.
+const JsonValue* script_of(const JsonValue& customizations, const InterpreterOperation& op) {
+  const JsonValue* script = member(object_member(&customizations, op.customization), "luaScript");
+  if (script == nullptr || !script->IsString() || script->GetStringLength() == 0) return nullptr;
+  return script;
+}
+
+// RIC-1's and RIC-2's error: at the operation's script, the script itself omitted.
+void script_error(ErrorList& errors, Rule rule, const InterpreterOperation& op,
+                  std::string_view detail) {
+  const FieldPath spec = FieldPath::root("spec");
+  const FieldPath all = spec.child("customizations");
+  const FieldPath one = all.child(op.customization);
+  errors.invalid_omitted(rule, one.child("luaScript"), detail);
+}
+
+// --- RIC-1: against the cluster's customizations of the same target ---
+
+// Linear: one hash lookup, then the target's customizations once each.
+void check_conflicts(const RicIndex& index, std::string_view name, const JsonValue& spec,
+                     const JsonValue& customizations, ErrorList& errors) {
+  karmada::OperationMask mine = 0;
+  for (std::size_t i = 0; i < karmada::kExclusiveOperations; ++i) {
+    if (script_of(customizations, kInterpreterOperations[i]) != nullptr) mine |= 1u << i;
+  }
+  if (mine == 0) return;
+  const JsonValue* target = object_member(&spec, "target");
+  thread_local std::string key;
+  ric_target_key(string_or_empty(target, "apiVersion"), string_or_empty(target, "kind"), key);
+  const auto found = index.by_target.find(key);
+  if (found == index.by_target.end()) return;
+  for (const RicEntry& other : found->second) {
+    const karmada::OperationMask both = other.operations & mine;
+    if (other.name == name || both == 0) continue;  // itself (an UPDATE), or nothing shared
+    const InterpreterOperation& op = kInterpreterOperations[std::countr_zero(both)];
+    std::string detail = "conflicting with InterpreterOperation(";
+    detail += op.name;
+    detail += ") of existing ResourceInterpreterCustomization(";
+    detail += other.name;
+    detail += ')';
+    script_error(errors, rules::kRIC1, op, detail);
+    return;
+  }
+}
+
 // --- RIC-2: LoadString of each script, upstream's order, the first failure only ---
 
 void check_scripts(const JsonValue& customizations, ErrorList& errors) {
   std::string lua_error;
-  for (const Operation& op : kOperations) {
-    const JsonValue* script = member(object_member(&customizations, op.customization), "luaScript");
-    if (script == nullptr || !script->IsString() || script->GetStringLength() == 0) continue;
+  for (const InterpreterOperation& op : kInterpreterOperations) {
+    const JsonValue* script = script_of(customizations, op);
+    if (script == nullptr) continue;
     if (lua_script_loads_remembered(view(*script), lua_error)) continue;
     std::string detail = "InterpreterOperation(";
     detail += op.name;
     detail += ") Lua script error: ";
     detail += lua_error;
-    const FieldPath spec = FieldPath::root("spec");
-    const FieldPath all = spec.child("customizations");
-    const FieldPath one = all.child(op.customization);
-    const FieldPath path = one.child("luaScript");
-    errors.invalid_omitted(rules::kRIC2, path, detail);
+    script_error(errors, rules::kRIC2, op, detail);
     return;
   }
 }
@@ -98,16 +134,26 @@ void check_scripts(const JsonValue& customizations, ErrorList& errors) {
 
 void validate_resource_interpreter_customization(const AdmissionRequest& request,
                                                  AdmissionResult& result) {
-  result.warnings.add(kRIC1NotChecked);
+  // RIC-1 not judged: said whatever the verdict.
+  const ClusterState* cluster = request.settings->cluster;
+  const bool synced = cluster != nullptr && cluster->status() == ClusterState::Status::kSynced;
+  if (cluster == nullptr) result.warnings.add(kRIC1NotChecked);
+  if (cluster != nullptr && !synced) result.warnings.add(kRIC1NotSynced);
   ErrorList& errors = result.errors;
   const JsonValue* object = request.object;
   if (!schema::check_root_field(kS1, kSpec, object, errors)) return;
   const JsonValue* spec = object_member(object, "spec");
   if (spec == nullptr) return;
   schema::check_object(kS1, kSpecFields, *spec, FieldPath::root("spec"), errors);
-  if (const JsonValue* customizations = object_member(spec, "customizations")) {
-    check_scripts(*customizations, errors);
+  const JsonValue* customizations = object_member(spec, "customizations");
+  if (customizations == nullptr) return;
+  if (synced) {
+    const std::size_t before = errors.size();
+    const std::string_view name = string_or_empty(object_member(object, "metadata"), "name");
+    check_conflicts(*cluster->ric_index(), name, *spec, *customizations, errors);
+    if (errors.size() != before) return;  // upstream stops at RIC-1's conflict
   }
+  check_scripts(*customizations, errors);
 }
 
 }  // namespace kpw

@@ -1,8 +1,9 @@
 // Validation of ResourceInterpreterCustomization (config.karmada.io/v1alpha1, cluster-scoped):
 // upstream's RIC-2 (every Lua script loads; pkg/webhook/resourceinterpretercustomization) and the
-// CRD's schema (RIC-S1, strict) (docs/rules.md, "ResourceInterpreterCustomization"). RIC-1
-// (conflicts between customizations) needs the cluster's customizations and is not judged yet:
-// every review carries a warning saying so.
+// CRD's schema (RIC-S1, strict) (docs/rules.md, "ResourceInterpreterCustomization"), and RIC-1
+// (no two customizations of one target script the same operation) against the cluster's
+// customizations as the watch cache last saw them (Settings::cluster); without that cache every
+// review carries a warning saying RIC-1 was not checked.
 #pragma once
 
 #include <array>
@@ -15,7 +16,10 @@ namespace kpw {
 
 namespace rules {
 
-// Upstream's rule: always denied.
+// Upstream's rules: always denied.
+inline constexpr RuleInfo kRIC1{"RIC-1", kUpstreamRule, kFieldScope, "",
+                                "no other customization of the same target (apiVersion, kind) "
+                                "scripts the same operation (InterpretDependency excepted)"};
 inline constexpr RuleInfo kRIC2{"RIC-2", kUpstreamRule, kFieldScope, "",
                                 "every non-empty luaScript parses and compiles (Lua 5.2's front "
                                 "end; nothing runs)"};
@@ -26,15 +30,20 @@ inline constexpr RuleInfo kRICS1{"RIC-S1", kStrictRule, kFieldScope, "",
                                  "required, every field of its type"};
 
 // Every rule the path reports, for the route table (metrics rows, docs test, `check`).
-inline constexpr std::array<Rule, 2> kResourceInterpreterCustomizationRules = {kRIC2, kRICS1};
+inline constexpr std::array<Rule, 3> kResourceInterpreterCustomizationRules = {kRIC1, kRIC2,
+                                                                               kRICS1};
 
 }  // namespace rules
 
-// The warning every review carries until RIC-1 is judged (docs/compatibility.md, "RIC-1").
+// The warning a review carries when RIC-1 could not be judged (docs/compatibility.md, "RIC-1"):
+// no API server configured (`review`, `check`, --cluster-state=off), or the cache's first list
+// not in yet.
 inline constexpr std::string_view kRIC1NotChecked =
-    "RIC-1 not checked: this webhook does not yet compare a ResourceInterpreterCustomization "
-    "with the cluster's others (two customizations of one target defining the same operation "
-    "are admitted)";
+    "RIC-1 not checked: this webhook reads no API server, so conflicts with the cluster's other "
+    "ResourceInterpreterCustomizations were not checked";
+inline constexpr std::string_view kRIC1NotSynced =
+    "RIC-1 not checked: the cache of the cluster's ResourceInterpreterCustomizations has not "
+    "listed them yet, so conflicts were not checked";
 
 void validate_resource_interpreter_customization(const AdmissionRequest& request,
                                                  AdmissionResult& result);

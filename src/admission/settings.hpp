@@ -11,6 +11,8 @@
 
 namespace kpw {
 
+class ClusterState;  // cluster_state.hpp
+
 struct Settings {
   // --strict-rules: what a violation of a `strict` rule does. Validators meet it through the
   // review's strict policy (judge.hpp); a mutator reads it here: under `off` it stores what
@@ -25,6 +27,9 @@ struct Settings {
   // --feature-gates (feature_gates.hpp): the one upstream gate that changes a verdict here.
   // FederatedQuotaEnforcement never reaches a handler: main refuses to start with it on.
   bool multiple_pod_templates_scheduling = false;  // RB-3
+  // The cluster as the watch cache sees it (cluster_state.hpp), for RIC-1: null when no API server
+  // is configured (`review`, `check`, --cluster-state=off, or no kubeconfig outside a pod).
+  const ClusterState* cluster = nullptr;
 };
 
 // The flags' defaults: what a request carries unless its caller says otherwise (unit tests).

@@ -9,8 +9,14 @@
 #include <string_view>
 #include <vector>
 
+#include "util/prometheus.hpp"
+
 namespace kpw::metrics {
 namespace {
+
+using prometheus::append_number;
+using prometheus::header;
+using prometheus::sample;
 
 using Counter = std::atomic<std::uint64_t>;
 constexpr auto kRelaxed = std::memory_order_relaxed;
@@ -41,7 +47,8 @@ struct WebhookSeries {
 struct Registry {
   // Sized by set_webhooks, before serving; read-only after.
   std::unique_ptr<WebhookSeries[]> webhooks;
-  std::vector<std::string> webhook_labels;  // `webhook="/validate-…"`, by index
+  std::vector<std::string> webhook_labels;        // `webhook="/validate-…"`, by index
+  std::function<void(std::string&)> render_more;  // set_more, before serving
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
   Counter memory_events{0};
@@ -73,36 +80,6 @@ std::size_t code_slot(RequestEnd end, unsigned status) {
     if (kCodes[i] == status) return i;
   }
   return kOther;
-}
-
-void append_number(std::string& out, double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.9g", v);
-  out += buf;
-}
-
-void header(std::string& out, std::string_view name, std::string_view type, std::string_view help) {
-  out += "# HELP ";
-  out += name;
-  out += ' ';
-  out += help;
-  out += "\n# TYPE ";
-  out += name;
-  out += ' ';
-  out += type;
-  out += '\n';
-}
-
-void sample(std::string& out, std::string_view name, std::string_view labels, double value) {
-  out += name;
-  if (!labels.empty()) {
-    out += '{';
-    out += labels;
-    out += '}';
-  }
-  out += ' ';
-  append_number(out, value);
-  out += '\n';
 }
 
 }  // namespace
@@ -310,6 +287,11 @@ void render(std::string& out) {
          static_cast<double>(r.reloads_ok.load(kRelaxed)));
   sample(out, "karmada_policy_webhook_certificate_reloads_total", "result=\"failure\"",
          static_cast<double>(r.reloads_failed.load(kRelaxed)));
+  if (r.render_more) r.render_more(out);
+}
+
+void set_more(std::function<void(std::string&)> render_more) {
+  registry().render_more = std::move(render_more);
 }
 
 }  // namespace kpw::metrics

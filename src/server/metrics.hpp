@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -62,5 +63,7 @@ unsigned long take_memory_events();
 
 // The text exposition format (version 0.0.4).
 void render(std::string& out);
+// Metrics of another part (the watch cache), appended by render; set once before serving.
+void set_more(std::function<void(std::string&)> render_more);
 
 }  // namespace kpw::metrics

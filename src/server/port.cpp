@@ -116,7 +116,9 @@ Target find_target(const Port& port, std::string_view request_target) {
 }
 
 void answer_probe(KnownPath probe, const ServerState& state, HttpAnswer& answer) {
-  answer.probe(probe == KnownPath::kHealthz || (state.ready && !state.stopping));
+  answer.probe(probe == KnownPath::kHealthz ||
+               (state.ready && !state.stopping &&
+                (!state.options.ready_gate || state.options.ready_gate())));
 }
 
 }  // namespace kpw

@@ -144,6 +144,7 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   std::string metrics_at = disabled(options.metrics_address) ? "off" : plain.back()->endpoint();
   log::info("serving https://" + options.bind_address + ":" + std::to_string(options.port),
             {{"threads", std::to_string(threads)}, {"probes", probes_at}, {"metrics", metrics_at}});
+  if (options.on_serving) options.on_serving();
   // The other loops have no work until connections arrive: guards keep them running until the
   // drain stops every loop.
   std::vector<net::executor_work_guard<net::io_context::executor_type>> idle_guards;

@@ -26,9 +26,9 @@ struct ServerOptions {
   std::size_t max_header_bytes = 16 * 1024;
   unsigned threads = 1;
   // Bodies over large_review_bytes (an eighth of it for a mutator whose answer can be tens of
-  // times its body: Route::large_divisor) are judged on review_threads threads (at a lower CPU priority) instead
-  // of inline on an I/O thread; at most max_large_reviews of them are in flight (being read,
-  // queued or judged), more are refused with HTTP 429 and Retry-After.
+  // times its body: Route::large_divisor) are judged on review_threads threads (at a lower CPU
+  // priority) instead of inline on an I/O thread; at most max_large_reviews of them are in flight
+  // (being read, queued or judged), more are refused with HTTP 429 and Retry-After.
   std::size_t large_review_bytes = 64 * 1024;
   unsigned review_threads = 1;
   std::size_t max_large_reviews = 8;
@@ -50,6 +50,12 @@ struct ServerOptions {
   std::chrono::milliseconds shutdown_grace{30'000};
   // How often the certificate files are checked for a change (Secret volumes swap a symlink).
   std::chrono::milliseconds cert_check_interval{5'000};
+  // /readyz is also false while this says so (the watch cache: not listed yet, or silent too
+  // long). Called from the I/O threads: it must not block.
+  std::function<bool()> ready_gate;
+  // Called once, on the main thread, when every listener is up (after the "serving" line): what
+  // should start only with a server that will serve (the watch cache).
+  std::function<void()> on_serving;
 };
 
 // The request handler: `handle_http` with the server's settings for the webhook, a fixed answer

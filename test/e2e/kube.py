@@ -54,6 +54,9 @@ import harness  # noqa: E402
 SKIP = 77                       # ctest's SKIP_RETURN_CODE for these tests
 BINARIES = ("kube-apiserver", "etcd", "kubectl")
 TOKEN = "kpw-e2e-admin-token"
+# A user with no role at all (403 on everything until a test binds one).
+READER_USER = "kpw-e2e-reader"
+READER_TOKEN = "kpw-e2e-reader-token"
 APPLY_TO = "karmada-policy-webhook.karmada.io/apply-to=karmada-apiserver"
 START_TIMEOUT = 60.0            # seconds until /readyz says ok (about 2 s on an idle machine)
 STOP_TIMEOUT = 15.0
@@ -252,6 +255,7 @@ class ApiServer:
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         with open(os.path.join(self.dir, "tokens.csv"), "w") as f:
             f.write('%s,admin,admin-uid,"system:masters"\n' % TOKEN)
+            f.write('%s,%s,reader-uid\n' % (READER_TOKEN, READER_USER))
         self._start_etcd()
         self.start_apiserver()
         return self

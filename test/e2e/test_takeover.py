@@ -205,8 +205,13 @@ def test_deployment_mounts_upstreams_secret(env):
         name = env.args.get(flag, default)
         check(name in files.values(), "%s=%s is no file of Secret %s's volume (%s)", flag, name,
               UPSTREAM_SECRET, files)
-    others = [v for v in env.pod["volumes"] if v is not volume and "secret" in v]
+    # Besides it, only upstream's own kubeconfig of karmada-apiserver (RIC-1's watch reads what
+    # upstream's webhook reads: docs/operations.md, "Cluster state").
+    others = [v for v in env.pod["volumes"] if v is not volume and "secret" in v
+              and v["secret"]["secretName"] != "karmada-webhook-config"]
     check(not others, "other Secrets mounted: %s", others)
+    check(env.args.get("--kubeconfig") == "/etc/karmada/config/karmada.config",
+          "--kubeconfig %s, not upstream's path", env.args.get("--kubeconfig"))
 
 
 def test_deployment_listens_on_upstreams_target_port(env):
@@ -350,6 +355,8 @@ def test_serves_upstreams_certificate_on_target_port(env):
     tls.crt, trusted by the CA for upstream's Service name."""
     mount, ca = secret_volume(env.source)
     args = dict(env.args)
+    # No karmada-apiserver here: RIC-1's watch is test_apiserver_cluster_state.py's.
+    args.pop("--kubeconfig", None)
     address = loopback_with_port(int(args["--secure-port"]))
     if address is None:
         address = "127.0.0.1"

@@ -20,11 +20,13 @@ max_len=65536  # libFuzzer -max_len: the largest input it tries (and the size of
 
 # Seeds: every fixture's request body (review, and json for the differential JSON reader), every
 # object a fixture carries (patch), every policy file of the check fixtures and the examples
-# (check_source), a few texts at the edges of JSON (json), and every luaScript (lua).
+# (check_source), a few texts at the edges of JSON (json), every luaScript (lua), and watch streams,
+# LIST pages and Status bodies built of the RIC fixtures' objects (watch_events).
 python3 - "$root" "$work" <<'PY'
 import json, os, sys
 root, work = sys.argv[1], sys.argv[2]
-for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source", "fuzz_json", "fuzz_lua"):
+for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source", "fuzz_json", "fuzz_lua",
+          "fuzz_watch_events"):
     os.makedirs(os.path.join(work, d))
 edges = ['[0,-0,9223372036854775807,-9223372036854775808,18446744073709551615,1.5e-400,1e308]',
          '["\\"\\\\\\/\\b\\f\\n\\r\\t","\\u00e9\\ud83d\\ude00","\u00e9\u20ac"]',
@@ -32,6 +34,7 @@ edges = ['[0,-0,9223372036854775807,-9223372036854775808,18446744073709551615,1.
          '{"a":1,"\\u0061":2}', '[' * 130 + ']' * 130]
 for i, e in enumerate(edges):
     open(os.path.join(work, "fuzz_json", "edge%02d" % i), "w", encoding="utf-8").write(e)
+rics = []  # the RIC fixtures' objects, for the watch streams below
 n = 0
 for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
     for name in sorted(files):
@@ -56,8 +59,31 @@ for dirpath, dirnames, files in os.walk(os.path.join(root, "test", "fixtures")):
                         script["luaScript"])
         if isinstance(obj, dict):
             open(os.path.join(work, "fuzz_patch", "%04d" % n), "w").write(json.dumps(obj))
+            if obj.get("kind") == "ResourceInterpreterCustomization":
+                rics.append(obj)
         if isinstance(review, dict):  # the same objects as YAML-ish input for the loader
             open(os.path.join(work, "fuzz_check_source", "j%04d" % n), "w").write(json.dumps(obj))
+# fuzz_watch_events: three control bytes (split point, piece size, event limit: 0xff the default)
+# before a watch stream as the API server writes it, a LIST page, or a Status.
+status = {"kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
+          "message": "too old resource version: 1 (5)", "reason": "Expired", "code": 410}
+bookmark = {"kind": "ResourceInterpreterCustomization",
+            "apiVersion": "config.karmada.io/v1alpha1",
+            "metadata": {"resourceVersion": "12345",
+                         "annotations": {"k8s.io/initial-events-end": "true"}}}
+def watch_seed(name, body, control=b"\x40\x07\xff"):
+    open(os.path.join(work, "fuzz_watch_events", name), "wb").write(control + body.encode())
+for i, obj in enumerate(rics):
+    events = [{"type": t, "object": obj} for t in ("ADDED", "MODIFIED", "DELETED")]
+    events += [{"type": "BOOKMARK", "object": bookmark}, {"type": "ERROR", "object": status}]
+    watch_seed("stream%03d" % i, "".join(json.dumps(e) + "\n" for e in events),
+               bytes([i % 256, 1 + i % 5, 0xff if i % 2 else 0x7f]))
+watch_seed("list", json.dumps({"apiVersion": "config.karmada.io/v1alpha1", "items": rics[:4],
+                               "kind": "ResourceInterpreterCustomizationList",
+                               "metadata": {"continue": "eyJ2IjoibWV0YS5rOHMuaW8vdjEifQ",
+                                            "resourceVersion": "4530"}}))
+watch_seed("status", json.dumps(status) + "\n")
+watch_seed("not-found", "404 page not found\n")
 PY
 
 # The hostile bodies of max_len bytes, per webhook path the most expensive shapes (many elements,
@@ -79,7 +105,7 @@ done
 echo "== seeds: $hostile hostile bodies of at most $max_len bytes in fuzz_review and fuzz_json"
 
 status=0
-for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua; do
+for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_watch_events; do
   bin="$build/test/fuzz/$target"
   [ -x "$bin" ] || { echo "$0: $bin is not built (make fuzz builds it)" >&2; exit 1; }
   regressions=("$here/regressions/$target"/*)
