@@ -101,7 +101,7 @@ void check_conflicts(const RicIndex& index, std::string_view name, const JsonVal
   if (found == index.by_target.end()) return;
   for (const RicEntry& other : found->second) {
     const karmada::OperationMask both = other.operations & mine;
-    if (other.name == name || both == 0) continue;  // itself (an UPDATE), or nothing shared
+    if (both == 0 || other.name == name) continue;  // nothing shared, or itself (an UPDATE)
     const InterpreterOperation& op = kInterpreterOperations[std::countr_zero(both)];
     std::string detail = "conflicting with InterpreterOperation(";
     detail += op.name;

@@ -6,17 +6,24 @@
 // allocation). That copy is part of each Review/* figure; BM_CopyBody measures it alone so it
 // can be subtracted. The HttpAnswer is reused the way the server's session reuses it.
 #include <benchmark/benchmark.h>
+#include <rapidjson/document.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <initializer_list>
+#include <memory>
 #include <new>
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "admission/cluster_state.hpp"
 #include "admission/service.hpp"
+#include "admission/settings.hpp"
 #include "util/file.hpp"
 #include "util/lua_syntax.hpp"
 
@@ -125,9 +132,11 @@ void BM_CopyBody(benchmark::State& state, const char* file) {
 
 // copy body + handle_http (decode, rules, encode). Checks the verdict once before timing.
 // `before_each`, when given, runs before each review, timed with it (forgetting what a thread
-// remembers, to measure a first review).
+// remembers, to measure a first review). `settings`: what the review is judged with (the flags'
+// defaults: no cluster); with a cluster, the answer must not say RIC-1 was not checked.
 void BM_Review(benchmark::State& state, const char* file, const char* path, bool allowed,
-               void (*before_each)() = nullptr) {
+               void (*before_each)() = nullptr,
+               const kpw::Settings& settings = kpw::kDefaultSettings) {
   const std::string pristine = read_body(file);
   std::string body;
   body.reserve(pristine.size());
@@ -135,10 +144,15 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   const kpw::Route* route = kpw::find_route(path);
 
   body.assign(pristine);
-  kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
+  kpw::handle_http(route, "POST", "application/json", body, settings, answer);
   const std::string_view want = allowed ? "\"allowed\":true" : "\"allowed\":false";
   if (answer.status != 200 || answer.body.find(want) == std::string::npos) {
     state.SkipWithError((std::string(file) + ": unexpected answer: " + answer.body).c_str());
+    return;
+  }
+  if (settings.cluster != nullptr && answer.body.find("RIC-1 not checked") != std::string::npos) {
+    state.SkipWithError(
+        (std::string(file) + ": not judged against the cluster: " + answer.body).c_str());
     return;
   }
   const std::size_t answer_bytes = answer.body.size();
@@ -146,13 +160,13 @@ void BM_Review(benchmark::State& state, const char* file, const char* path, bool
   // Warm up, then count allocations over the timed loop.
   for (int i = 0; i < 16; ++i) {
     body.assign(pristine);
-    kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
+    kpw::handle_http(route, "POST", "application/json", body, settings, answer);
   }
   const std::uint64_t before = g_allocations.load();
   for (auto _ : state) {
     if (before_each != nullptr) before_each();
     body.assign(pristine);  // part of the measurement: see BM_CopyBody
-    kpw::handle_http(route, "POST", "application/json", body, kpw::kDefaultSettings, answer);
+    kpw::handle_http(route, "POST", "application/json", body, settings, answer);
     benchmark::DoNotOptimize(answer.body.data());
     benchmark::ClobberMemory();
   }
@@ -205,6 +219,74 @@ BENCHMARK_CAPTURE(BM_Review, ric_allowed, "ric-review.json",
                   "/validate-resourceinterpretercustomization", true);
 BENCHMARK_CAPTURE(BM_Review, ric_first, "ric-review.json",
                   "/validate-resourceinterpretercustomization", true, &kpw::lua_forget_scripts);
+
+// ric_cluster: ric_allowed's body judged against a synced ClusterState of 10 000 customizations
+// (as the watch cache publishes them): 8 999 on as many other targets, and on the body's own
+// spec.target 1 000 whose operations do not overlap the body's plus one named as the body itself
+// (an UPDATE meets itself in the cache: skipped by name, though its operations overlap). The body
+// scripts all seven exclusive operations, so the only masks that do not overlap are 0: the 1 000
+// script InterpretDependency alone. Allowed, and RIC-1 walks every entry of the target — its
+// worst allowed case at that size. Their names have the body's name's length and share all but
+// its last four bytes, so each name comparison reads the bytes (not only the lengths).
+constexpr std::size_t kRicCached = 10'000;
+constexpr std::size_t kRicOnTarget = 1'000;
+
+const kpw::Settings& ric_cluster_settings() {
+  static const kpw::Settings settings = [] {
+    const std::string body = read_body("ric-review.json");
+    rapidjson::Document doc;
+    doc.Parse(body.data(), body.size());
+    const auto text = [&](std::initializer_list<const char*> path) -> std::string {
+      const rapidjson::Value* v = &doc;
+      for (const char* key : path) {
+        if (!v->IsObject()) return {};
+        const auto it = v->FindMember(key);
+        if (it == v->MemberEnd()) return {};
+        v = &it->value;
+      }
+      return v->IsString() ? std::string(v->GetString(), v->GetStringLength()) : std::string();
+    };
+    const std::string api_version = text({"request", "object", "spec", "target", "apiVersion"});
+    const std::string kind = text({"request", "object", "spec", "target", "kind"});
+    const std::string name = text({"request", "object", "metadata", "name"});
+    if (api_version.empty() || kind.empty() || name.size() < 5) {
+      std::fprintf(stderr, "review_bench: ric-review.json has no spec.target or metadata.name\n");
+      std::exit(1);
+    }
+    auto index = std::make_shared<kpw::RicIndex>();
+    std::string key;
+    const kpw::karmada::OperationMask all = (1u << kpw::karmada::kExclusiveOperations) - 1;
+    for (std::size_t i = 0; i + kRicOnTarget + 1 < kRicCached; ++i) {
+      char other_kind[32];
+      std::snprintf(other_kind, sizeof other_kind, "Kind%05zu", i);
+      kpw::ric_target_key(api_version, other_kind, key);
+      char other_name[32];
+      std::snprintf(other_name, sizeof other_name, "other-%05zu", i);
+      index->by_target[key].push_back({other_name, all});
+    }
+    kpw::ric_target_key(api_version, kind, key);
+    std::vector<kpw::RicEntry>& mine = index->by_target[key];
+    for (std::size_t i = 0; i < kRicOnTarget; ++i) {
+      char digits[8];
+      std::snprintf(digits, sizeof digits, "%04zu", i);
+      mine.push_back({name.substr(0, name.size() - 4) + digits, 0});
+    }
+    mine.push_back({name, all});
+    std::sort(mine.begin(), mine.end(),
+              [](const kpw::RicEntry& a, const kpw::RicEntry& b) { return a.name < b.name; });
+    index->objects = kRicCached;
+    static kpw::ClusterState cluster;
+    cluster.publish(std::move(index));
+    kpw::Settings s;
+    s.cluster = &cluster;
+    return s;
+  }();
+  return settings;
+}
+
+BENCHMARK_CAPTURE(BM_Review, ric_cluster, "ric-review.json",
+                  "/validate-resourceinterpretercustomization", true, nullptr,
+                  ric_cluster_settings());
 
 }  // namespace
 

@@ -1219,7 +1219,7 @@ else
 fi
 if [ -f "$bench_json" ]; then
   echo "  per review in process (handle_http, one core, no TLS/HTTP):"
-  fmt='  %-40s %9s %7s %13s %11s\n'
+  fmt='  %-61s %9s %7s %13s %11s\n'
   printf "$fmt" review ns allocs instructions "body bytes"
   for pair in "BM_CopyBody/pp_allowed:copy body only (baseline):" \
               "BM_Review/pp_allowed:PropagationPolicy, allowed:pp_allowed" \
@@ -1239,6 +1239,7 @@ if [ -f "$bench_json" ]; then
               "BM_Review/cfh_allowed:CronFederatedHPA, allowed:cfh_allowed" \
               "BM_Review/ric_allowed:ResourceInterpreterCustomization, again:ric_allowed" \
               "BM_Review/ric_first:ResourceInterpreterCustomization, first:" \
+              "BM_Review/ric_cluster:ResourceInterpreterCustomization, RIC-1 against 10 000 cached:" \
               "BM_Review/mcs_mutate:MultiClusterService, mutate (no patch):" \
               "BM_Review/work_mutate:Work, mutate (CREATE, 3 manifests):work_mutate"; do
     IFS=: read -r name label key <<<"$pair"

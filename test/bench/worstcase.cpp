@@ -5,7 +5,7 @@
 //
 //   hostile_bodies.py --out DIR --sizes 65536,1048576,3145728
 //   worstcase DIR [--sizes 65536,1048576] [--min-time 0.2] [--timeout 30] [--json FILE]
-//             [--ratio-limit R] [--quiet]
+//             [--ratio-limit R] [--ric1-entries N] [--quiet]
 //
 // DIR holds DIR/<webhook path without the leading slash>/<shape>-<size>.json. Each body is
 // measured in a child process (fork), so a review that runs past --timeout can be stopped (it is
@@ -24,8 +24,15 @@
 //             answer_max_B=… answer_body=… timeouts=… skipped=… errors=…
 // (figures at the largest size; a `>` in front of a figure marks a lower bound from a timeout).
 // --json FILE writes every measurement and that summary. Progress goes to stderr (--quiet: none).
+// Then RIC-1's worst case, which grows with the cluster, not the body (no file, not in the table or
+// --json): a 0.8 KB ResourceInterpreterCustomization judged against a synced ClusterState holding
+// --ric1-entries (100 000; 0: not run) customizations, all of its target and none overlapping its
+// operations (allowed: the rule walks every one), and against one holding none; after the table
+//   RIC-1 against N cached customizations of the body's target, none overlapping (the whole walk):
+//     X µs per review (against none: Y µs; Z ns per cached customization)
 // Exit status: 0 when every body was measured or timed out, 1 when a body could not be (unreadable,
-// or the review crashed), 2 on a usage error or when DIR holds no body.
+// or the review crashed, or RIC-1's case answered wrongly), 2 on a usage error or when DIR holds no
+// body.
 // Here: the options and the measuring loop; worstcase_measure.cpp: the body files and the child
 // process; worstcase_format.cpp: labels and the figures of a row; worstcase_report.cpp: the
 // output; worstcase.hpp: what they share.
@@ -50,8 +57,10 @@ void usage() {
   std::fprintf(
       stderr,
       "usage: worstcase DIR [--sizes N,N,...] [--min-time SECONDS] [--timeout SECONDS]\n"
-      "                 [--json FILE] [--ratio-limit R] [--quiet]\n"
-      "DIR: what test/e2e/hostile_bodies.py --out DIR wrote (DIR/<path>/<shape>-<size>.json)\n");
+      "                 [--json FILE] [--ratio-limit R] [--ric1-entries N] [--quiet]\n"
+      "DIR: what test/e2e/hostile_bodies.py --out DIR wrote (DIR/<path>/<shape>-<size>.json)\n"
+      "--ric1-entries N: RIC-1 judged against N cached customizations of the body's target\n"
+      "                  (default 100000; 0: not run)\n");
 }
 
 bool parse_double(const char* text, double& out) {
@@ -82,6 +91,45 @@ bool parse_sizes(const std::string& text, std::vector<std::size_t>& out) {
   return !out.empty();
 }
 
+// RIC-1 against o.ric1_entries cached customizations and against none: two lines. Returns 1 when
+// either could not be measured (a timeout is a figure: "> N s").
+int ric1_case(const Options& o) {
+  int status = 0;
+  Result at[2];
+  const std::size_t entries[2] = {0, o.ric1_entries};
+  for (int i = 0; i < 2; ++i) {
+    at[i] = measure_ric1(entries[i], o);
+    if (at[i].outcome == Outcome::kError) status = 1;
+    if (!o.quiet) {
+      std::fprintf(stderr, "  RIC-1 against %zu cached: %s\n", entries[i],
+                   at[i].outcome == Outcome::kError
+                       ? ("ERROR: " + at[i].error).c_str()
+                       : format("%s µs (%d calls), HTTP %u %s, answer %zu B",
+                                us_cell(at[i], o.timeout).c_str(), at[i].calls, at[i].status,
+                                at[i].allowed.c_str(), at[i].answer_bytes)
+                             .c_str());
+    }
+  }
+  std::string per_entry = "n/a";
+  if (at[0].outcome == Outcome::kMeasured && at[1].outcome == Outcome::kMeasured) {
+    per_entry = format(
+        "%.2f", (at[1].median_us - at[0].median_us) * 1e3 / static_cast<double>(o.ric1_entries));
+  }
+  std::printf(
+      "\nRIC-1 against %zu cached customizations of the body's target, none overlapping (the whole "
+      "walk):\n  %s µs per review (against none: %s µs; %s ns per cached customization)%s\n",
+      o.ric1_entries, us_cell(at[1], o.timeout).c_str(), us_cell(at[0], o.timeout).c_str(),
+      per_entry.c_str(), status != 0 ? "  ERROR: see stderr" : "");
+  if (status != 0) {
+    for (const Result& r : at) {
+      if (r.outcome == Outcome::kError) {
+        std::fprintf(stderr, "worstcase: RIC-1: %s\n", r.error.c_str());
+      }
+    }
+  }
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -104,6 +152,12 @@ int main(int argc, char** argv) {
       if (!parse_double(argv[++i], o.timeout) || o.timeout <= 0) return usage(), 2;
     } else if (flag == "--ratio-limit" && has_value) {
       if (!parse_double(argv[++i], o.ratio_limit)) return usage(), 2;
+    } else if (flag == "--ric1-entries" && has_value) {
+      double entries = 0;
+      if (!parse_double(argv[++i], entries) || entries != std::floor(entries) || entries > 1e7) {
+        return usage(), 2;
+      }
+      o.ric1_entries = static_cast<std::size_t>(entries);
     } else if (flag == "--json" && has_value) {
       o.json = argv[++i];
     } else if (flag == "--sizes" && has_value) {
@@ -176,5 +230,7 @@ int main(int argc, char** argv) {
     }
   }
 
-  return report(rows, sizes, o, byte_ratio, ratio_limit);
+  int status = report(rows, sizes, o, byte_ratio, ratio_limit);
+  if (o.ric1_entries > 0 && ric1_case(o) != 0) status = 1;
+  return status;
 }

@@ -23,6 +23,7 @@ struct Options {
   double ratio_limit = 0;  // 0: kRatioSlack x the byte ratio of the largest to the smallest size
   std::string json;
   bool quiet = false;
+  std::size_t ric1_entries = 100000;  // RIC-1's worst case against that many cached (0: not run)
 };
 
 enum class Outcome { kMeasured, kTimedOut, kSkipped, kError, kMissing };
@@ -78,6 +79,11 @@ std::string answers_of(const Row& row);
 std::vector<Row> scan(const Options& o, std::vector<std::size_t>& sizes);
 // One body through kpw::handle_http, in a forked child stopped past o.timeout.
 Result measure(const std::string& file, const std::string& path, const Options& o);
+// RIC-1's worst case, the same way: a small ResourceInterpreterCustomization judged against a
+// synced ClusterState of `entries` customizations of its target, none of whose operations overlap
+// its own (allowed: RIC-1 walks them all). kError unless allowed without a warning, or when one
+// conflicting customization does not deny it (the index would not be the body's target).
+Result measure_ric1(std::size_t entries, const Options& o);
 
 // ---- worstcase_report.cpp: the output ----
 

@@ -15,15 +15,18 @@
 #include <exception>
 #include <filesystem>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "admission/cluster_state.hpp"
 #include "admission/service.hpp"
 #include "admission/settings.hpp"
 #include "util/file.hpp"
+#include "util/lua_syntax.hpp"
 #include "worstcase.hpp"
 
 namespace fs = std::filesystem;
@@ -92,12 +95,68 @@ const kpw::Settings& worst_settings() {
   return settings;
 }
 
+// RIC-1's worst case (measure_ric1): a customization named kRicName of the target kRicApiVersion
+// and kRicKind that scripts one exclusive operation (retention: bit 0) and InterpretDependency.
+constexpr std::string_view kRicApiVersion = "apps.example.io/v1";
+constexpr std::string_view kRicKind = "Workload";
+constexpr std::string_view kRicName = "hostile-interpreter";
+constexpr std::string_view kRicBody =
+    R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+    R"("uid":"7d0c2a4e-1f4b-4c59-9d51-3a1f7e2b6c80",)"
+    R"("kind":{"group":"config.karmada.io","version":"v1alpha1",)"
+    R"("kind":"ResourceInterpreterCustomization"},)"
+    R"("resource":{"group":"config.karmada.io","version":"v1alpha1",)"
+    R"("resource":"resourceinterpretercustomizations"},)"
+    R"("name":"hostile-interpreter","operation":"CREATE",)"
+    R"("userInfo":{"username":"tenant"},"object":{"apiVersion":"config.karmada.io/v1alpha1",)"
+    R"("kind":"ResourceInterpreterCustomization","metadata":{"name":"hostile-interpreter"},)"
+    R"("spec":{"target":{"apiVersion":"apps.example.io/v1","kind":"Workload"},)"
+    R"("customizations":{"retention":{"luaScript":"function Retain(desiredObj, observedObj)\n)"
+    R"(  return desiredObj\nend"},"dependencyInterpretation":{"luaScript":)"
+    R"("function GetDependencies(desiredObj)\n  return {}\nend"}}}},"dryRun":false}})";
+
+// A synced ClusterState for kRicBody: `entries` customizations, all of its target, none scripting
+// retention (each some of the other six exclusive operations), in name order; their names have
+// kRicName's length and share all but its last 6 bytes, so each name comparison reads bytes. With
+// `conflict`, one more that scripts retention too: RIC-1 must deny (the target key is the body's).
+const kpw::Settings& ric_settings(std::size_t entries, bool conflict) {
+  auto index = std::make_shared<kpw::RicIndex>();
+  std::string key;
+  kpw::ric_target_key(kRicApiVersion, kRicKind, key);
+  std::vector<kpw::RicEntry>& on_target = index->by_target[key];
+  on_target.reserve(entries + 1);
+  const std::string prefix(kRicName.substr(0, kRicName.size() - 6));
+  for (std::size_t i = 0; i < entries; ++i) {
+    // 1..63 shifted past bit 0: some of the six other exclusive operations.
+    const auto mask = static_cast<kpw::karmada::OperationMask>((i % 63 + 1) << 1);
+    on_target.push_back({prefix + format("%06zu", i % 1000000), mask});
+  }
+  if (conflict) on_target.push_back({"zz-conflict", 1});
+  index->objects = on_target.size();
+  static kpw::ClusterState cluster;  // one per child process
+  cluster.publish(std::move(index));
+  static kpw::Settings settings;
+  settings = worst_settings();
+  settings.cluster = &cluster;
+  return settings;
+}
+
+// What a child reviews: the body in `file` (read in the child), or with `ric1_entries` set
+// kRicBody against ric_settings(ric1_entries) (built in the child, not timed).
+struct Job {
+  std::string file;
+  std::string path;
+  std::size_t ric1_entries = 0;
+  bool ric1 = false;
+};
+
 // The child: "A status answer_bytes allowed causes warnings" after the first call, "C µs" after
 // every call, "E message" when it cannot go on.
-[[noreturn]] void child(int fd, const std::string& file, const std::string& path,
-                        const Options& o) {
+[[noreturn]] void child(int fd, const Job& job, const Options& o) {
   std::string pristine;
-  if (!kpw::read_file(file, pristine)) {
+  if (job.ric1) {
+    pristine.assign(kRicBody);
+  } else if (!kpw::read_file(job.file, pristine)) {
     write_all(fd, "E cannot read the file\n");
     _exit(0);
   }
@@ -105,13 +164,27 @@ const kpw::Settings& worst_settings() {
   std::string body;
   body.reserve(pristine.size());
   kpw::HttpAnswer answer;
-  const kpw::Route* route = kpw::find_route(path);
+  const kpw::Route* route = kpw::find_route(job.path);
   double total = 0;
   try {
+    const kpw::Settings* settings = &worst_settings();
+    if (job.ric1) {
+      // First the probe: one conflicting customization denies, or the index is not the body's.
+      body.assign(pristine);
+      kpw::handle_http(route, "POST", "application/json", body, ric_settings(0, true), answer);
+      if (answer.body.find("conflicting with InterpreterOperation(Retain)") == std::string::npos) {
+        write_all(fd, "E RIC-1 did not deny against a conflicting customization\n");
+        _exit(0);
+      }
+      settings = &ric_settings(job.ric1_entries, false);
+    }
     for (int calls = 0;; ++calls) {
       body.assign(pristine);
+      // Every call parses its Lua as a tenant who changes one byte a request makes us do: nothing
+      // remembered from the last call (lua_script_loads_remembered).
+      kpw::lua_forget_scripts();
       const Clock::time_point t0 = Clock::now();
-      kpw::handle_http(route, "POST", "application/json", body, worst_settings(), answer);
+      kpw::handle_http(route, "POST", "application/json", body, *settings, answer);
       const double us = std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
       total += us;
       if (calls == 0) write_all(fd, describe_answer(answer));
@@ -163,9 +236,11 @@ void parse_line(const std::string& line, Result& r, std::vector<double>& calls) 
 
 }  // namespace
 
-Result measure(const std::string& file, const std::string& path, const Options& o) {
+namespace {
+
+Result run(const Job& job, const Options& o) {
   Result r;
-  r.file = file;
+  r.file = job.file;
   int fds[2];
   if (::pipe(fds) != 0) {
     r.outcome = Outcome::kError;
@@ -183,7 +258,7 @@ Result measure(const std::string& file, const std::string& path, const Options& 
   }
   if (pid == 0) {
     ::close(fds[0]);
-    child(fds[1], file, path, o);
+    child(fds[1], job, o);
   }
   ::close(fds[1]);
 
@@ -241,6 +316,28 @@ Result measure(const std::string& file, const std::string& path, const Options& 
     r.error = "the measuring process ended without a figure";
   } else {
     r.outcome = Outcome::kMeasured;
+  }
+  return r;
+}
+
+}  // namespace
+
+Result measure(const std::string& file, const std::string& path, const Options& o) {
+  return run(Job{.file = file, .path = path}, o);
+}
+
+Result measure_ric1(std::size_t entries, const Options& o) {
+  Result r = run(Job{.file = "(ric-1 " + std::to_string(entries) + ")",
+                     .path = "/validate-resourceinterpretercustomization",
+                     .ric1_entries = entries,
+                     .ric1 = true},
+                 o);
+  // The figure means the whole walk only if the review was allowed and RIC-1 was judged.
+  if (r.outcome == Outcome::kMeasured &&
+      (r.status != 200 || r.allowed != "allow" || r.warnings > 0)) {
+    r.outcome = Outcome::kError;
+    r.error = format("expected HTTP 200, allowed, no warning; got HTTP %u %s, %ld warnings",
+                     r.status, r.allowed.c_str(), r.warnings);
   }
   return r;
 }
