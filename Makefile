@@ -47,7 +47,7 @@ manifests: server
 # or ../shared/envtest beside the repository; without them they are skipped (one line each says
 # how to get them). Their figures (faults, concurrency) are printed after the run.
 test: build
-	ctest --test-dir $(BUILD) --output-on-failure -j 1
+	ctest --test-dir $(BUILD) --output-on-failure -j 2
 	@test/e2e/show_output.py $(BUILD) --label apiserver
 
 # The whole suite again under AddressSanitizer + UndefinedBehaviorSanitizer (+ LeakSanitizer), with
@@ -64,7 +64,7 @@ test-asan: deps
 	cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DKPW_SANITIZE=ON -DKPW_JSON_SWAR=ON \
 	  -DKPW_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O2 -g1 -DNDEBUG"
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
-	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j 1 -LE 'apiserver|release-only'
+	ctest --test-dir $(ASAN_BUILD) --output-on-failure -j 2 -LE 'apiserver|release-only'
 
 # libFuzzer targets (clang), each run for FUZZ_SECONDS after replaying past crash inputs.
 FUZZ_BUILD ?= build-fuzz
