@@ -9,6 +9,7 @@
 #include <system_error>
 #include <utility>
 
+#include "util/base64.hpp"
 #include "util/file.hpp"
 #include "util/ip.hpp"
 
@@ -16,7 +17,14 @@ namespace kpw::kube {
 namespace fs = std::filesystem;
 namespace {
 
-std::string in_quotes(std::string_view s) { return "\"" + std::string(s) + "\""; }
+std::string in_quotes(std::string_view s) {
+  std::string out;
+  out.reserve(s.size() + 2);
+  out += '"';
+  out += s;
+  out += '"';
+  return out;
+}
 
 std::string_view trim(std::string_view s) {
   constexpr std::string_view kSpace = " \t\r\n\f\v";
@@ -53,50 +61,6 @@ std::optional<std::string> read_bounded(const std::string& path, std::string& ou
     return too_big(path, read);
   }
   return std::nullopt;
-}
-
-int base64_value(char c) {
-  if (c >= 'A' && c <= 'Z') return c - 'A';
-  if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-  if (c >= '0' && c <= '9') return c - '0' + 52;
-  if (c == '+') return 62;
-  if (c == '/') return 63;
-  return -1;
-}
-
-// A []byte field as Go's encoding/json decodes it (base64.StdEncoding): padding required, '\r'
-// and '\n' skipped, unused trailing bits ignored. util/base64 only encodes.
-bool decode_base64(std::string_view in, std::string& out) {
-  out.clear();
-  std::uint32_t bits = 0;
-  int count = 0;    // characters in the current quantum
-  int padding = 0;  // '=' seen; nothing but more '=' may follow
-  for (const char c : in) {
-    if (c == '\r' || c == '\n') continue;
-    if (c == '=') {
-      if (++padding > 2) return false;
-      continue;
-    }
-    const int v = base64_value(c);
-    if (v < 0 || padding > 0) return false;
-    bits = (bits << 6) | static_cast<std::uint32_t>(v);
-    if (++count == 4) {
-      out.push_back(static_cast<char>((bits >> 16) & 0xff));
-      out.push_back(static_cast<char>((bits >> 8) & 0xff));
-      out.push_back(static_cast<char>(bits & 0xff));
-      bits = 0;
-      count = 0;
-    }
-  }
-  if (padding == 0) return count == 0;
-  if (count + padding != 4) return false;
-  if (count == 2) {
-    out.push_back(static_cast<char>((bits >> 4) & 0xff));
-  } else {
-    out.push_back(static_cast<char>((bits >> 10) & 0xff));
-    out.push_back(static_cast<char>((bits >> 2) & 0xff));
-  }
-  return true;
 }
 
 // A token goes into an HTTP header: a control character (a newline in a file's middle) would

@@ -14,35 +14,13 @@
 #include "admission/route.hpp"
 #include "admission/service.hpp"
 #include "json/json.hpp"
+#include "util/base64.hpp"
 
 namespace {
 
 [[noreturn]] void fail(const char* what, const std::string& detail) {
   std::fprintf(stderr, "fuzz_review: %s: %s\n", what, detail.c_str());
   std::abort();
-}
-
-// base64 → bytes; false when malformed.
-bool decode_base64(std::string_view in, std::string& out) {
-  auto value = [](char c) -> int {
-    if (c >= 'A' && c <= 'Z') return c - 'A';
-    if (c >= 'a' && c <= 'z') return c - 'a' + 26;
-    if (c >= '0' && c <= '9') return c - '0' + 52;
-    if (c == '+') return 62;
-    if (c == '/') return 63;
-    return -1;
-  };
-  if (in.size() % 4 != 0) return false;
-  for (std::size_t i = 0; i < in.size(); i += 4) {
-    int v[4];
-    for (int k = 0; k < 4; ++k) v[k] = in[i + k] == '=' ? 0 : value(in[i + k]);
-    if (v[0] < 0 || v[1] < 0 || v[2] < 0 || v[3] < 0) return false;
-    const unsigned n = (v[0] << 18) | (v[1] << 12) | (v[2] << 6) | v[3];
-    out.push_back(static_cast<char>((n >> 16) & 0xff));
-    if (in[i + 2] != '=') out.push_back(static_cast<char>((n >> 8) & 0xff));
-    if (in[i + 3] != '=') out.push_back(static_cast<char>(n & 0xff));
-  }
-  return true;
 }
 
 // A ConversionReview's answer (/convert): HTTP 400 with nothing, or a result, Success with the
@@ -97,7 +75,7 @@ void check_answer(const kpw::Route& hook, const kpw::HttpAnswer& answer) {
     fail("patch where none belongs", answer.body);
   std::string ops;
   if (!response["patch"].IsString() ||
-      !decode_base64(
+      !kpw::decode_base64(
           std::string_view(response["patch"].GetString(), response["patch"].GetStringLength()),
           ops)) {
     fail("patch is not base64", answer.body);
