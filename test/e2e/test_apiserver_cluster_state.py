@@ -11,8 +11,9 @@ from etcd, so a compacted resourceVersion is 410 Gone and a resumed watch goes o
 - with the webhook registered for real, a conflicting RIC created with kubectl is refused with
   upstream's message, InterpretDependency twice is not a conflict, and after the first is deleted
   the same create passes;
-- the API server restarted (the same etcd): the cache resumes, and a change made right after the
-  restart is seen; a review while the API server is down is answered from the cache;
+- the API server restarted (the same etcd): the cache resumes from its resourceVersion, without a
+  new list, and a change made while its watch was down is seen; a review while the API server is
+  down is answered from the cache;
 - a resourceVersion compacted away while the watch was cut (etcd compacted through its HTTP
   gateway): 410 Gone, a new list, no object lost or kept;
 - credentials rejected (401: a wrong token; 403: a user without the ClusterRole): not ready, one
@@ -250,25 +251,35 @@ def test_conflict_refused_through_kubectl(api, env):
 
 
 def test_apiserver_restarted_cache_resumes(api, env):
-    server = env.server
+    """The API server restarted on the same etcd, and a change made while our watch was down (the
+    relay cut from before the stop until after the create): the watch resumes from its
+    resourceVersion, without a new list, and brings the change."""
+    server, relay = env.server, env.relay
     wait_for("/readyz", lambda: ready(server))
     api.kubectl("create", "-f", "-", input=ric("before-restart"))
     wait_for("before-restart", lambda: denied_by_conflict(server, ric("x"), "before-restart"))
     lists0, restarts0 = gauge(server, "lists_total"), gauge(server, "watch_restarts_total")
-    api.stop_apiserver()
+    relay.cut()
     try:
-        # Answered from the cache while the API server is down; still ready (not stale yet).
-        check(denied_by_conflict(server, ric("x"), "before-restart"),
-              "a review while the API server is down was not answered from the cache")
-        check(ready(server), "not ready right after the API server went away")
+        api.stop_apiserver()
+        try:
+            # Answered from the cache while the API server is down; still ready (not stale yet).
+            check(denied_by_conflict(server, ric("x"), "before-restart"),
+                  "a review while the API server is down was not answered from the cache")
+            check(ready(server), "not ready right after the API server went away")
+        finally:
+            api.start_apiserver()
+        api.kubectl("create", "-f", "-", input=ric("while-down", kind="DaemonSet"))
+        check(not denied_by_conflict(server, ric("y", kind="DaemonSet"), "while-down"),
+              "seen through a cut relay")
     finally:
-        api.start_apiserver()
-    api.kubectl("create", "-f", "-", input=ric("after-restart", kind="DaemonSet"))
-    took = wait_for("after-restart", lambda: denied_by_conflict(
-        server, ric("y", kind="DaemonSet"), "after-restart"))
+        relay.restore()
+    took = wait_for("while-down", lambda: denied_by_conflict(
+        server, ric("y", kind="DaemonSet"), "while-down"))
     lists, restarts = gauge(server, "lists_total"), gauge(server, "watch_restarts_total")
-    print("  restart: a change after the restart seen in %.2f s; watch restarts %+d, lists %+d"
-          % (took, restarts - restarts0, lists - lists0), flush=True)
+    print("  restart: a change made while the watch was down seen %.2f s after the relay came "
+          "back; watch restarts %+d, lists %+d" % (took, restarts - restarts0, lists - lists0),
+          flush=True)
     check(restarts > restarts0, "the watch was not resumed")
     check(lists == lists0, "the cache listed again instead of resuming from its resourceVersion")
     check(denied_by_conflict(server, ric("x"), "before-restart"), "before-restart was lost")
