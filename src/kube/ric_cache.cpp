@@ -331,39 +331,34 @@ void RicCache::render_metrics(std::string& out) const {
   using prometheus::header;
   using prometheus::sample;
   const CacheStats s = stats();
-  struct Single {
-    std::string_view name, type, help;
-    double value;
-  };
-  for (const Single& m : {
-           Single{"karmada_policy_webhook_cluster_state_synced", "gauge",
-                  "1 once the first list of resourceinterpretercustomizations is in (RIC-1).",
-                  s.synced ? 1.0 : 0.0},
-           Single{"karmada_policy_webhook_cluster_state_ready", "gauge",
-                  "1 while synced and heard from the API server within the staleness limit.",
-                  ready() ? 1.0 : 0.0},
-           Single{"karmada_policy_webhook_cluster_state_objects", "gauge",
-                  "ResourceInterpreterCustomizations in the cache.",
-                  static_cast<double>(s.objects)},
-           Single{"karmada_policy_webhook_cluster_state_lists_total", "counter",
-                  "Full lists of resourceinterpretercustomizations completed.",
-                  static_cast<double>(s.lists)},
-           Single{"karmada_policy_webhook_cluster_state_list_restarts_total", "counter",
-                  "Lists begun again: after 410 Gone or a list that failed.",
-                  static_cast<double>(s.list_restarts)},
-           Single{"karmada_policy_webhook_cluster_state_watch_restarts_total", "counter",
-                  "Watches resumed from the last resourceVersion.",
-                  static_cast<double>(s.watch_restarts)},
-           Single{"karmada_policy_webhook_cluster_state_seconds_since_heard", "gauge",
-                  "Seconds since the last answer, event or bookmark of the API server (-1: never).",
-                  s.seconds_since_heard},
-           Single{"karmada_policy_webhook_cluster_state_seconds_since_event", "gauge",
-                  "Seconds since the last change seen by the watch (-1: none yet).",
-                  s.seconds_since_event},
-       }) {
-    header(out, m.name, m.type, m.help);
-    sample(out, m.name, "", m.value);
-  }
+  using prometheus::Single;
+  prometheus::singles(
+      out,
+      {
+          Single{"karmada_policy_webhook_cluster_state_synced", "gauge",
+                 "1 once the first list of resourceinterpretercustomizations is in (RIC-1).",
+                 s.synced ? 1.0 : 0.0},
+          Single{"karmada_policy_webhook_cluster_state_ready", "gauge",
+                 "1 while synced and heard from the API server within the staleness limit.",
+                 ready() ? 1.0 : 0.0},
+          Single{"karmada_policy_webhook_cluster_state_objects", "gauge",
+                 "ResourceInterpreterCustomizations in the cache.", static_cast<double>(s.objects)},
+          Single{"karmada_policy_webhook_cluster_state_lists_total", "counter",
+                 "Full lists of resourceinterpretercustomizations completed.",
+                 static_cast<double>(s.lists)},
+          Single{"karmada_policy_webhook_cluster_state_list_restarts_total", "counter",
+                 "Lists begun again: after 410 Gone or a list that failed.",
+                 static_cast<double>(s.list_restarts)},
+          Single{"karmada_policy_webhook_cluster_state_watch_restarts_total", "counter",
+                 "Watches resumed from the last resourceVersion.",
+                 static_cast<double>(s.watch_restarts)},
+          Single{"karmada_policy_webhook_cluster_state_seconds_since_heard", "gauge",
+                 "Seconds since the last answer, event or bookmark of the API server (-1: never).",
+                 s.seconds_since_heard},
+          Single{"karmada_policy_webhook_cluster_state_seconds_since_event", "gauge",
+                 "Seconds since the last change seen by the watch (-1: none yet).",
+                 s.seconds_since_event},
+      });
   constexpr std::string_view kErrors = "karmada_policy_webhook_cluster_state_api_errors_total";
   header(out, kErrors, "counter",
          "Failed API requests and watches by HTTP status (0: no answer; the stream broke).");

@@ -248,39 +248,35 @@ void render(std::string& out) {
   }
 
   const Registry& r = registry();
-  struct Single {
-    std::string_view name, type, help;
-    double value;
-  };
-  for (const Single& m : {
-           Single{"karmada_policy_webhook_connection_failures_total", "counter",
-                  "Connections closed because something threw outside a review's handler.",
-                  static_cast<double>(r.connection_failures.load(kRelaxed))},
-           Single{"karmada_policy_webhook_large_reviews_in_flight", "gauge",
-                  "Reviews over --large-review-bytes being read, queued or judged on the review "
-                  "threads.",
-                  static_cast<double>(r.large_in_flight.load(kRelaxed))},
-           Single{"karmada_policy_webhook_large_reviews_total", "counter",
-                  "Reviews over --large-review-bytes admitted to the review threads.",
-                  static_cast<double>(r.large_total.load(kRelaxed))},
-           Single{"karmada_policy_webhook_large_reviews_refused_total", "counter",
-                  "Reviews over --large-review-bytes refused with HTTP 429 (--max-large-reviews "
-                  "in flight).",
-                  static_cast<double>(r.large_refused.load(kRelaxed))},
-           Single{"karmada_policy_webhook_open_connections", "gauge", "Open client connections.",
-                  static_cast<double>(r.open_connections.load(kRelaxed))},
-           Single{"karmada_policy_webhook_connections_total", "counter", "Accepted connections.",
-                  static_cast<double>(r.connections_total.load(kRelaxed))},
-           Single{"karmada_policy_webhook_connections_refused_total", "counter",
-                  "Connections refused over --max-connections.",
-                  static_cast<double>(r.connections_refused.load(kRelaxed))},
-           Single{"karmada_policy_webhook_tls_handshake_failures_total", "counter",
-                  "TLS handshakes that failed or timed out.",
-                  static_cast<double>(r.handshake_failures.load(kRelaxed))},
-       }) {
-    header(out, m.name, m.type, m.help);
-    sample(out, m.name, "", m.value);
-  }
+  using prometheus::Single;
+  prometheus::singles(
+      out,
+      {
+          Single{"karmada_policy_webhook_connection_failures_total", "counter",
+                 "Connections closed because something threw outside a review's handler.",
+                 static_cast<double>(r.connection_failures.load(kRelaxed))},
+          Single{"karmada_policy_webhook_large_reviews_in_flight", "gauge",
+                 "Reviews over --large-review-bytes being read, queued or judged on the review "
+                 "threads.",
+                 static_cast<double>(r.large_in_flight.load(kRelaxed))},
+          Single{"karmada_policy_webhook_large_reviews_total", "counter",
+                 "Reviews over --large-review-bytes admitted to the review threads.",
+                 static_cast<double>(r.large_total.load(kRelaxed))},
+          Single{"karmada_policy_webhook_large_reviews_refused_total", "counter",
+                 "Reviews over --large-review-bytes refused with HTTP 429 (--max-large-reviews "
+                 "in flight).",
+                 static_cast<double>(r.large_refused.load(kRelaxed))},
+          Single{"karmada_policy_webhook_open_connections", "gauge", "Open client connections.",
+                 static_cast<double>(r.open_connections.load(kRelaxed))},
+          Single{"karmada_policy_webhook_connections_total", "counter", "Accepted connections.",
+                 static_cast<double>(r.connections_total.load(kRelaxed))},
+          Single{"karmada_policy_webhook_connections_refused_total", "counter",
+                 "Connections refused over --max-connections.",
+                 static_cast<double>(r.connections_refused.load(kRelaxed))},
+          Single{"karmada_policy_webhook_tls_handshake_failures_total", "counter",
+                 "TLS handshakes that failed or timed out.",
+                 static_cast<double>(r.handshake_failures.load(kRelaxed))},
+      });
   header(out, "karmada_policy_webhook_certificate_reloads_total", "counter",
          "Serving certificate reloads after the files changed, by result.");
   sample(out, "karmada_policy_webhook_certificate_reloads_total", "result=\"success\"",

@@ -34,4 +34,11 @@ void sample(std::string& out, std::string_view name, std::string_view labels, do
   out += '\n';
 }
 
+void singles(std::string& out, std::initializer_list<Single> metrics) {
+  for (const Single& m : metrics) {
+    header(out, m.name, m.type, m.help);
+    sample(out, m.name, "", m.value);
+  }
+}
+
 }  // namespace kpw::prometheus
