@@ -18,7 +18,7 @@ using boost::system::error_code;
 void Listener::accept() {
   net::io_context& loop = *loops_[next_loop_++ % loops_.size()];
   acceptor_.async_accept(loop.get_executor(),
-                         [self = shared_from_this()](error_code ec, tcp::socket socket) {
+                         [self = shared_from_this()](error_code ec, Socket socket) {
                            if (!self->acceptor_.is_open()) return;
                            if (!ec) self->admit(std::move(socket));
                            self->accept();
@@ -41,7 +41,7 @@ std::string Listener::endpoint() const {
 
 // Over the cap an HTTPS connection is closed at once, so the ones already open keep their
 // service. Each session starts on its own loop's thread, as all its later work runs.
-void Listener::admit(tcp::socket socket) {
+void Listener::admit(Socket socket) {
   error_code ignored;
   if (stream_ == Stream::kPlain) {
     socket.set_option(tcp::no_delay(true), ignored);

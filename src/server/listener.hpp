@@ -32,7 +32,7 @@ class Listener : public std::enable_shared_from_this<Listener> {
   std::string endpoint() const;
 
  private:
-  void admit(boost::asio::ip::tcp::socket socket);
+  void admit(Socket socket);
 
   Loops& loops_;
   boost::asio::ip::tcp::acceptor acceptor_;

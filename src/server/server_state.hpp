@@ -3,6 +3,8 @@
 
 #include <atomic>
 #include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/beast/core/tcp_stream.hpp>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -20,6 +22,14 @@ class Connection;
 // handlers never run concurrently and need no strand: a strand's executor does not fit inside
 // any_io_executor, and Beast's operations heap-allocated a copy of it ~26 times per request.
 using Loops = std::vector<std::unique_ptr<boost::asio::io_context>>;
+
+// A connection's socket and stream name their loop's executor type, not any_io_executor: the
+// polymorphic executor cost ~7 % of a keep-alive request's CPU (copies, destruction and queries of
+// it in every operation of Beast's stream; docs/performance.md, "Transport against nginx").
+using LoopExecutor = boost::asio::io_context::executor_type;
+using Socket = boost::asio::basic_stream_socket<boost::asio::ip::tcp, LoopExecutor>;
+using TcpStream =
+    boost::beast::basic_stream<boost::asio::ip::tcp, LoopExecutor, boost::beast::unlimited_rate_policy>;
 
 // Shared by every session. The request path reads it without locking: atomics only. The mutex
 // guards the list of connections, touched when one opens or closes and when draining. It outlives
