@@ -53,7 +53,7 @@ template <class Derived>
 void HttpSession<Derived>::wait_for_request(bool first) {
   if (buffer_.size() > 0) return read_header();  // pipelined
   idle_ = true;
-  lowest().expires_after(first ? port_.limits.header_timeout : port_.limits.idle_timeout);
+  derived().expires_after(first ? port_.limits.header_timeout : port_.limits.idle_timeout);
   derived().stream().async_read_some(
       buffer_.prepare(kReadChunk),
       [self = derived().shared_from_this()](error_code ec, std::size_t n) {
@@ -80,7 +80,7 @@ void HttpSession<Derived>::read_header() {
   const Limits& limits = port_.limits;
   parser_->header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
   parser_->body_limit(limits.max_body_bytes);
-  lowest().expires_at(
+  derived().expires_at(
       std::min(request_start_ + limits.header_timeout, request_start_ + limits.read_timeout));
   http::async_read_header(
       derived().stream(), buffer_, *parser_,
@@ -106,7 +106,7 @@ void HttpSession<Derived>::on_header(error_code ec) {
       length && *length > large_bytes_ && !take_large_slot()) {
     return refuse_large(*length);
   }
-  lowest().expires_at(request_start_ + port_.limits.read_timeout);
+  derived().expires_at(request_start_ + port_.limits.read_timeout);
   // curl and others wait for "100 Continue" before sending a large body.
   if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
     continue_.result(http::status::continue_);
@@ -135,7 +135,8 @@ void HttpSession<Derived>::on_body(error_code ec) {
     return answer();
   }
   // Judged on a review thread (smallest body first); the answer is written back on this
-  // connection's loop.
+  // connection's loop. No I/O is pending meanwhile: no bound applies until the answer's write.
+  derived().no_deadline();
   state_.reviews->post(parser_->get().body().size(), [self = derived().shared_from_this()] {
     self->judge();
     release_review_document();
@@ -184,7 +185,7 @@ void HttpSession<Derived>::discard_body(bool keep_alive) {
   buffer_.consume(buffered);
   unread_ -= buffered;
   if (unread_ == 0) return after_answer(keep_alive);
-  lowest().expires_at(request_start_ + port_.limits.read_timeout);
+  derived().expires_at(request_start_ + port_.limits.read_timeout);
   const auto chunk = static_cast<std::size_t>(std::min<std::uint64_t>(unread_, kReadChunk));
   derived().stream().async_read_some(
       buffer_.prepare(chunk),
@@ -250,7 +251,7 @@ void HttpSession<Derived>::fail_read(error_code ec) {
 template <class Derived>
 void HttpSession<Derived>::send(bool keep_alive) {
   write_answer(answer_, port_.allow, keep_alive, out_);
-  lowest().expires_after(port_.limits.read_timeout);
+  derived().expires_after(port_.limits.read_timeout);
   net::async_write(derived().stream(), net::buffer(out_),
                    [self = derived().shared_from_this(), keep_alive](error_code ec, std::size_t) {
                      self->release(metrics::RequestEnd::kAnswered);
@@ -293,7 +294,7 @@ template <class Derived>
 void HttpSession<Derived>::finish() {
   give_back_large_slot();
   release(metrics::RequestEnd::kAbandoned);
-  lowest().close();
+  derived().close();
 }
 
 template class HttpSession<TlsSession>;

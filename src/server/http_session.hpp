@@ -34,8 +34,10 @@ class Connection {
   ~Connection() = default;
 };
 
-// Derived provides `stream()` (a Beast stream over a tcp_stream), `shutdown()` (the close after a
-// last answer, once the request's memory is let go) and `shared_from_this()`.
+// Derived provides `stream()` (a Beast AsyncStream on its loop), the bound on the waits from now
+// on (`expires_at(time_point)`, `expires_after(duration)`, `no_deadline()`: past it the socket is
+// closed and the pending operation fails), `close()`, `shutdown()` (the close after a last
+// answer, once the request's memory is let go) and `shared_from_this()`.
 template <class Derived>
 class HttpSession : public Connection {
  public:
@@ -54,13 +56,13 @@ class HttpSession : public Connection {
   // Gives back what a request holds, counts it abandoned if unanswered, and closes the socket.
   void finish();
 
-  boost::beast::tcp_stream& lowest() { return boost::beast::get_lowest_layer(derived().stream()); }
+
+  using Clock = std::chrono::steady_clock;
 
   ServerState& state_;
   const Port& port_;
 
  private:
-  using Clock = std::chrono::steady_clock;
   using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
 
   Derived& derived() { return static_cast<Derived&>(*this); }

@@ -2,7 +2,7 @@
 
 namespace kpw {
 
-PlainSession::PlainSession(boost::asio::ip::tcp::socket&& socket, const Port& port,
+PlainSession::PlainSession(Socket&& socket, const Port& port,
                            ServerState& state)
     : HttpSession(port, state), stream_(std::move(socket)) {}
 

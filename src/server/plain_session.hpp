@@ -13,17 +13,25 @@ namespace kpw {
 class PlainSession final : public HttpSession<PlainSession>,
                            public std::enable_shared_from_this<PlainSession> {
  public:
-  PlainSession(boost::asio::ip::tcp::socket&& socket, const Port& port, ServerState& state);
+  PlainSession(Socket&& socket, const Port& port, ServerState& state);
 
   // Joins the connection list and waits for the first request; runs on the connection's loop.
   void run();
-  boost::beast::tcp_stream& stream() { return stream_; }
+  TcpStream& stream() { return stream_; }
 
  private:
   friend class HttpSession<PlainSession>;
   void shutdown();
+  // Beast's stream bounds each operation itself.
+  void expires_at(Clock::time_point t) { stream_.expires_at(t); }
+  template <class Duration>
+  void expires_after(Duration d) {
+    stream_.expires_after(d);
+  }
+  void no_deadline() { stream_.expires_never(); }
+  void close() { stream_.close(); }
 
-  boost::beast::tcp_stream stream_;
+  TcpStream stream_;
 };
 
 }  // namespace kpw

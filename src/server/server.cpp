@@ -2,6 +2,8 @@
 
 #include <malloc.h>
 
+#include <csignal>
+
 #include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
@@ -80,6 +82,10 @@ void configure_memory() {
 
 std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
   configure_memory();
+  // OpenSSL writes to the sockets itself (TlsStream) with write(2), not send(MSG_NOSIGNAL): a
+  // client gone before its answer would otherwise kill the process with SIGPIPE. The write fails
+  // with EPIPE instead, and only that connection ends.
+  std::signal(SIGPIPE, SIG_IGN);
   TlsContext ctx;
   if (auto error =
           load_tls_context(options.cert_file, options.key_file, options.tls_min_version, ctx)) {

@@ -13,8 +13,10 @@ import json
 import os
 import random
 import resource
+import signal
 import socket
 import ssl
+import struct
 import sys
 import threading
 import time
@@ -280,6 +282,28 @@ def test_pipelined_in_order(env):
     env.note = "10 pipelined requests answered in order"
 
 
+def test_client_gone_before_its_answer(env):
+    # The answer, or the close_notify after it, is written to a connection the client has reset
+    # (here: at the first byte of the answer, or at once): the write fails with EPIPE, which must
+    # end that connection only (OpenSSL writes the socket with write(2), which raises SIGPIPE
+    # unless the process ignores it).
+    request = (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+               b"Content-Type: application/json\r\nConnection: close\r\n"
+               b"Content-Length: %d\r\n\r\n" % len(env.c08)) + env.c08
+    # The race is rarely lost on loopback: what makes it safe is checked first, in the process.
+    with open("/proc/%d/status" % env.server.proc.pid) as f:
+        ignored = int(next(l for l in f if l.startswith("SigIgn:")).split()[1], 16)
+    check(ignored & (1 << (signal.SIGPIPE - 1)), "the server does not ignore SIGPIPE")
+    for i in range(200):
+        s = harness.tls_socket(env.port, env.ca)
+        s.sendall(request)
+        if i % 2:
+            s.recv(1)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))  # RST on close
+        s.close()
+    env.note = "200 clients reset at their answer's first byte or at once: the server serves on"
+
+
 # --- not HTTP, not TLS ----------------------------------------------------------------------------
 
 def test_plaintext_http_on_tls_port(env):
@@ -402,6 +426,7 @@ TESTS = [
     test_chunked_body_that_stops,
     test_content_length_and_transfer_encoding,
     test_pipelined_in_order,
+    test_client_gone_before_its_answer,
     test_plaintext_http_on_tls_port,
     test_random_bytes_before_and_after_handshake,
     test_tls_handshake_that_stops,

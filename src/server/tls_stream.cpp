@@ -1,0 +1,164 @@
+#include "server/tls_stream.hpp"
+
+#include <cerrno>
+#include <climits>
+#include <stdexcept>
+
+#include <boost/asio/ssl/error.hpp>
+#include <boost/beast/core/error.hpp>
+
+namespace kpw {
+namespace {
+
+namespace net = boost::asio;
+using boost::system::error_code;
+
+// OpenSSL requires an empty error queue before a call whose outcome SSL_get_error reads; peeking
+// is far cheaper than ERR_clear_error, which walks every slot of the queue each time.
+// errno too, so that a stale value is not taken for the socket's error (SSL_ERROR_SYSCALL).
+void clear_errors() {
+  if (ERR_peek_error() != 0) ERR_clear_error();
+  errno = 0;
+}
+
+}  // namespace
+
+TlsStream::TlsStream(Socket&& socket, net::ssl::context& ctx)
+    : socket_(std::move(socket)), ssl_(SSL_new(ctx.native_handle())) {
+  if (ssl_ == nullptr) throw std::runtime_error("SSL_new failed");
+  // OpenSSL's reads and writes must never block the loop: Asio sets O_NONBLOCK only for its own
+  // socket operations, and this stream makes none.
+  error_code ec;
+  socket_.non_blocking(true, ec);
+  if (ec) throw boost::system::system_error(ec, "O_NONBLOCK");
+  // Partial writes and a retry from a moved buffer, as net::async_write continues; the record
+  // buffers are kept for the life of the connection (OpenSSL's RELEASE_BUFFERS, which Asio sets,
+  // freed and allocated ~17 KB twice per request); read-ahead takes a whole record (or several)
+  // in one read(2) instead of its 5-byte header first.
+  SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  SSL_clear_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
+  SSL_set_read_ahead(ssl_, 1);
+  SSL_set_fd(ssl_, static_cast<int>(socket_.native_handle()));
+  SSL_set_accept_state(ssl_);
+}
+
+TlsStream::~TlsStream() { SSL_free(ssl_); }
+
+void TlsStream::close(bool timed_out) {
+  if (!socket_.is_open()) return;
+  timed_out_ = timed_out;
+  error_code ignored;
+  socket_.close(ignored);
+}
+
+error_code TlsStream::waited_error(error_code ec) const {
+  if (ec == net::error::operation_aborted && timed_out_) return boost::beast::error::timeout;
+  return ec;
+}
+
+TlsStream::Step TlsStream::read_once(net::mutable_buffer b, std::size_t& n, error_code& ec) {
+  if (b.size() == 0) {
+    n = 0;
+    ec = {};
+    return Step::kDone;
+  }
+  clear_errors();
+  const int size = b.size() > INT_MAX ? INT_MAX : static_cast<int>(b.size());
+  const int ret = SSL_read(ssl_, b.data(), size);
+  if (ret > 0) {
+    n = static_cast<std::size_t>(ret);
+    ec = {};
+    return Step::kDone;
+  }
+  n = 0;
+  return failed(ret, ec);
+}
+
+TlsStream::Step TlsStream::write_once(net::const_buffer b, std::size_t& n, error_code& ec) {
+  if (b.size() == 0) {
+    n = 0;
+    ec = {};
+    return Step::kDone;
+  }
+  clear_errors();
+  const int size = b.size() > INT_MAX ? INT_MAX : static_cast<int>(b.size());
+  const int ret = SSL_write(ssl_, b.data(), size);
+  if (ret > 0) {
+    n = static_cast<std::size_t>(ret);
+    ec = {};
+    return Step::kDone;
+  }
+  n = 0;
+  return failed(ret, ec);
+}
+
+TlsStream::Step TlsStream::handshake_once(error_code& ec) {
+  clear_errors();
+  const int ret = SSL_do_handshake(ssl_);
+  if (ret == 1) {
+    ec = {};
+    return Step::kDone;
+  }
+  return failed(ret, ec);
+}
+
+// 1: both close_notify alerts are through; 0: ours is sent, the peer's is awaited (calling again
+// reads it).
+TlsStream::Step TlsStream::shutdown_once(error_code& ec) {
+  clear_errors();
+  const int ret = SSL_shutdown(ssl_);
+  if (ret == 1) {
+    ec = {};
+    return Step::kDone;
+  }
+  if (ret == 0) {
+    clear_errors();
+    const int again = SSL_shutdown(ssl_);
+    if (again == 1) {
+      ec = {};
+      return Step::kDone;
+    }
+    if (again == 0) return Step::kWantRead;
+    return failed(again, ec);
+  }
+  return failed(ret, ec);
+}
+
+// As Asio's engine maps them: the peer's close_notify is eof; a close without it is
+// stream_truncated; a socket error is that error; anything else is OpenSSL's first error.
+TlsStream::Step TlsStream::failed(int ret, error_code& ec) {
+  const int err = SSL_get_error(ssl_, ret);
+  switch (err) {
+    case SSL_ERROR_WANT_READ:
+      return Step::kWantRead;
+    case SSL_ERROR_WANT_WRITE:
+      return Step::kWantWrite;
+    case SSL_ERROR_ZERO_RETURN:
+      ec = net::error::eof;
+      return Step::kDone;
+    case SSL_ERROR_SYSCALL: {
+      const unsigned long code = ERR_get_error();
+      if (code != 0) {
+        ec = error_code(static_cast<int>(code), net::error::get_ssl_category());
+      } else if (errno != 0 && ret < 0) {
+        ec = error_code(errno, boost::system::system_category());
+      } else {
+        ec = net::ssl::error::stream_truncated;
+      }
+      ERR_clear_error();
+      return Step::kDone;
+    }
+    default: {
+      const unsigned long code = ERR_get_error();
+      if (ERR_GET_REASON(code) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+        ec = net::ssl::error::stream_truncated;
+      } else {
+        ec = error_code(static_cast<int>(code), net::error::get_ssl_category());
+      }
+      ERR_clear_error();
+      return Step::kDone;
+    }
+  }
+}
+
+}  // namespace kpw
