@@ -9,7 +9,7 @@ CERT_DIR ?= certs/dev
 # Everything the build, the tests and the benchmark need, all from Debian's packages.
 DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
 	libcli11-dev libyaml-cpp-dev liblua5.2-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
-	libgnutls28-dev valgrind xz-utils
+	libgnutls28-dev valgrind xz-utils nginx-light
 
 .PHONY: all deps build server manifests test test-asan fuzz run certs bench soak clean
 

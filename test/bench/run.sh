@@ -1,47 +1,69 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2059  # printf formats held in $fmt are this script's own table layouts
-# Benchmark of karmada-policy-webhook against its ceiling. Prints figures; never fails on speed
-# (it exits non-zero only when it cannot measure: a missing tool or binary, a server that does
-# not start, answers wrongly or does not stop on SIGTERM).
+# Benchmark of karmada-policy-webhook against its ceiling, nginx and upstream's own webhook.
+# Prints figures; never fails on speed (it exits non-zero only when it cannot measure: a missing
+# tool or binary, a server that does not start, answers wrongly or does not stop on SIGTERM).
 #
 #   test/bench/run.sh BUILD_DIR            (`make bench` runs it on `build`)
 #
 # BUILD_DIR must already hold karmada-policy-webhook and test/bench/{ceiling_server,connrate,
 # openloop,worstcase} (and test/bench/review_bench when Google Benchmark is installed); this script
 # builds nothing. PHASES picks the phase groups to run (default: all of load,review,worst,stall):
-#   load    the real and ceiling servers: keep-alive load, new connections, open loop, peak RSS
+#   load    the real and ceiling servers, nginx and upstream's webhook: keep-alive load, new
+#           connections, open loop, peak RSS
 #   review  review_bench and the instruction counts
 #   worst   worst case per request (hostile bodies)
 #   stall   one hostile client beside ordinary reviews
 # Skipped phases print n/a in the targets table (e.g. PHASES=worst,stall to iterate on those).
 #
-# Two servers are started once and stay up for all load phases, each on its own free port
-# (certificates from certs/make-certs.sh: ECDSA P-256, TLS 1.3), each --threads $SERVER_THREADS:
+# Four servers are started once and stay up for all load phases, each on its own free port
+# (one certificate from certs/make-certs.sh: ECDSA P-256, TLS 1.3), each with $SERVER_THREADS
+# threads (our --threads, nginx's worker_processes, upstream's GOMAXPROCS):
 #   real      karmada-policy-webhook serve: /validate-propagationpolicy and
 #             /mutate-propagationpolicy (the same process serves every path), and for the
-#             other kinds' keep-alive targets /validate-overridepolicy, /mutate-overridepolicy
-#             and /validate-federatedresourcequota
+#             other kinds' keep-alive targets /validate-overridepolicy, /mutate-overridepolicy,
+#             /validate-federatedresourcequota and the others below
 #   ceiling   ceiling_server: the same server library, a handler that answers a fixed allowed
 #             review (uid `bench`); nothing built on the library beats it on this box in this run
+#   nginx     Debian's nginx (nginx-light), the external reference: the same certificate, TLS 1.3
+#             only, our suite order, no tickets, keep-alive without a request limit, answering
+#             ceiling_server's constant review to every request (`return 200`); its CPU is its
+#             workers'. Not installed: its figures are n/a, with a note.
+#   upstream  upstream Karmada's karmada-webhook (Go, controller-runtime), from
+#             ${KPW_SHARED_DIR:-../shared}/upstream/karmada-webhook.xz, unpacked into
+#             BUILD_DIR/envtest as the e2e tests do; started as they start it (no API server:
+#             these paths need none) and ready when GET /readyz/ answers 200. Every keep-alive
+#             target of the real server runs against it too (up-<target>: same body, same path)
+#             when it allows that review; no .xz: its figures are n/a, with a note.
 # Phases:
 #   keep-alive load   ROUNDS rounds; in each, wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION
-#                     --latency against six targets: real validating and mutating POSTing
+#                     --latency against every target: real validating and mutating POSTing
 #                     test/bench/pp-review.json, ceiling (pp-review.json), real OverridePolicy
 #                     validating (op-review-allowed.json) and mutating (op-review.json: one
 #                     selector without a namespace, so every answer carries a patch), real
 #                     FederatedResourceQuota validating (frq-review.json), MultiClusterService
 #                     and MultiClusterIngress validating (mcs-review.json, mci-review.json),
-#                     the Work (work-review.json) and the ceiling fed its body; the order rotated
-#                     each round (round r starts with the r-th target) so no target always runs
-#                     first (one $WARMUP warm-up per target before round 1). Per run: requests/s, p50, p99, errors, and the server's CPU
-#                     (utime+stime from /proc/PID/stat over the run) per request. Reported: the
-#                     median over rounds (min..max of req/s); ratios come from the medians.
-#   new connections   ROUNDS rounds alternating real (validating) and ceiling, with connrate:
+#                     FederatedHPA validating and mutating (fhpa-review.json), CronFederatedHPA
+#                     and ResourceInterpreterCustomization validating (cfh-, ric-review.json),
+#                     the Work (work-review.json) and the ceiling fed its body; nginx
+#                     (pp-review.json); upstream's up-<target> for each of the real server's
+#                     twelve targets (one upstream does not allow is left out, with a note:
+#                     its figures would be another review's); the order rotated each round
+#                     (round r starts with the r-th target) so no target always runs first (one
+#                     $WARMUP warm-up per target before round 1). Per run: requests/s, p50,
+#                     p99, errors, and the server's CPU (utime+stime from /proc/PID/stat over
+#                     the run, all threads; nginx: its workers') per request. Reported: the
+#                     median over rounds (min..max of req/s); ratios come from the medians: to
+#                     the ceiling, to nginx (validating, mutating, ceiling; p99 too) and
+#                     ours/upstream per path.
+#   new connections   ROUNDS rounds rotating real (validating), real-mut (the real server's
+#                     mutating path), ceiling, nginx and upstream (validating), with connrate:
 #                     32 closed-loop slots, each a TCP connect, a full TLS 1.3 handshake (no
 #                     resumption), one POSTed review with `Connection: close`, the whole answer
 #                     read and checked, close; TLS_DURATION measured after a 1 s warm-up.
 #                     Median rate, server CPU per connection (/proc, sampled at the edges of the
-#                     measured window), client CPU per connection (connrate's own), errors.
+#                     measured window), client CPU per connection (connrate's own), errors;
+#                     real, real-mut and ceiling / nginx, real / upstream.
 #                     Why connrate (GnuTLS client): client and server share the 2 cores, so
 #                     the client's cost per handshake caps the rate. wrk with `Connection: close`
 #                     spends ~500 µs of CPU per connection (mostly polling reads that return
@@ -52,8 +74,9 @@
 #   open loop         openloop: OPEN_RATE requests/s over OPEN_CONNECTIONS keep-alive
 #                     connections for OPEN_SECONDS, latency from each request's scheduled send
 #                     time (no coordinated omission) -> p99, p99.9; real (validating) and ceiling
-#   peak RSS          VmHWM of real and ceiling after all the above; then a separate real server
-#                     with the DEFAULT thread count (no --threads: one per core) gets one
+#   peak RSS          VmHWM of real, ceiling and upstream after all the above (nginx: its
+#                     processes' summed); then a separate real server with the DEFAULT thread
+#                     count (no --threads: one per core, as SERVER_THREADS's default) gets one
 #                     keep-alive wrk run (DURATION) and one connrate run (TLS_DURATION), and its
 #                     VmHWM is the figure of the targets table
 #   review_bench      ns and heap allocations per review through handle_http (no TLS/HTTP)
@@ -89,9 +112,10 @@
 #                     The stall server may still be judging a hostile body
 #                     when it gets SIGTERM: if it has not exited 15 s (plus that body's review
 #                     time) later, it is killed with a warning instead of failing the run.
-# Every server stops with SIGTERM and must exit 0 within 15 s. Then a summary (medians) and the
-# table of the performance issue's targets: figure, ours, ceiling, ratio, target, met; under it
-# the number of rounds and the spread of the noisy figures.
+# Every server stops with SIGTERM and must exit 0 within 15 s (nginx and upstream too). Then a
+# summary (medians), a table of ours vs upstream per path (same run), and the table of the
+# performance issue's targets: figure, ours, reference (the ceiling, or nginx on the "/ nginx"
+# rows), ratio, target, met; under it the number of rounds and the spread of the noisy figures.
 #
 # Environment:
 #   DURATION (5s) wrk keep-alive run, per target per round    WARMUP (2s) wrk warm-up per target
@@ -100,10 +124,12 @@
 #   TLS_DURATION (5s, whole seconds) connrate measured time per run
 #   CONN_WARMUP (1, whole seconds, 0 allowed) connrate warm-up before its measured time
 #   CONNECTIONS (50) wrk connections    WRK_THREADS (2) wrk threads
-#   SERVER_THREADS (1) --threads of the real and ceiling servers
-#   PIN (0; 1 pins the servers to CPU 0 and the load generators to CPU 1 — steadier on an idle
-#       box, worse when anything else runs: the scheduler cannot move them away; the
-#       default-threads server is never pinned)
+#   SERVER_THREADS (nproc: one per core, as deployed) --threads of the real and ceiling servers,
+#       nginx's worker_processes and upstream's GOMAXPROCS
+#   PIN (0; 1 pins the servers, nginx and upstream included, to CPU 0 and the load generators to
+#       CPU 1 — steadier on an idle box, worse when anything else runs: the scheduler cannot move
+#       them away; the default-threads server is never pinned)
+#   KPW_SHARED_DIR (../shared beside the repository) holds upstream/karmada-webhook.xz
 #   BENCH_MIN_TIME (0.5, seconds per review_bench benchmark)
 #   OPEN_RATE (1000 requests/s), OPEN_CONNECTIONS (25), OPEN_SECONDS (10): open-loop phase
 #   CONN_SLOTS (32) connrate --connections    CONN_THREADS (2) connrate --threads
@@ -140,7 +166,7 @@ ROUNDS="${ROUNDS:-3}"
 TLS_DURATION="${TLS_DURATION:-5s}"
 CONNECTIONS="${CONNECTIONS:-50}"
 WRK_THREADS="${WRK_THREADS:-2}"
-SERVER_THREADS="${SERVER_THREADS:-1}"
+SERVER_THREADS="${SERVER_THREADS:-$(nproc)}"  # as deployed: one I/O thread per core
 PIN="${PIN:-0}"
 BENCH_MIN_TIME="${BENCH_MIN_TIME:-0.5}"
 OPEN_RATE="${OPEN_RATE:-1000}"          # open-loop latency: requests/s over OPEN_CONNECTIONS
@@ -262,6 +288,12 @@ connrate="$build/test/bench/connrate"
 worstcase="$build/test/bench/worstcase"
 hostile_gen="$root/test/e2e/hostile_bodies.py"
 hostile_dir="$build/test/bench/hostile-bodies"
+# The external references. nginx: Debian's, in /usr/sbin (not on a user's PATH). Upstream's
+# webhook: where the e2e tests find it (test/e2e/kube.py upstream_webhook), unpacked where they
+# unpack it.
+nginx_bin="$(command -v nginx || echo /usr/sbin/nginx)"
+upstream_xz="${KPW_SHARED_DIR:-$root/../shared}/upstream/karmada-webhook.xz"
+upstream_bin="$build/envtest/karmada-webhook"
 
 # ---- preflight ----
 missing=0
@@ -298,6 +330,22 @@ elif [ ! -x "$review_bench" ]; then
 elif ldd "$review_bench" 2>/dev/null | grep -qE 'lib(asan|tsan|ubsan)'; then
   # `make test-asan` runs the smoke on a sanitizer build: valgrind cannot run those.
   callgrind_note="review_bench is a sanitizer build (valgrind cannot run it): instruction counts n/a"
+fi
+# Without nginx or upstream's webhook their figures are n/a, like the instruction counts without
+# valgrind: references, not what is measured.
+nginx_note=
+upstream_note=
+if want load; then
+  if [ ! -x "$nginx_bin" ]; then
+    nginx_note="nginx is not installed (make deps installs nginx-light): nginx figures n/a"
+  elif ! command -v pgrep >/dev/null; then
+    nginx_note="pgrep is not installed (procps; it finds nginx's workers): nginx figures n/a"
+  fi
+  if [ ! -f "$upstream_xz" ]; then
+    upstream_note="no $upstream_xz (KPW_SHARED_DIR): upstream figures n/a"
+  elif ! command -v xz >/dev/null; then
+    upstream_note="xz is not installed (make deps installs xz-utils): upstream figures n/a"
+  fi
 fi
 
 started=$SECONDS
@@ -338,9 +386,10 @@ else
 fi
 
 echo "== karmada-policy-webhook benchmark ($(date -u +%Y-%m-%dT%H:%M:%SZ), $(uname -m), $cores cores)"
-echo "   $cores cores: the servers run with --threads $SERVER_THREADS, the load generators take the"
-echo "   rest; load generator and server share the machine, so absolute figures are a lower"
-echo "   bound, the ratio to the ceiling (same run, same box) is the figure to compare."
+echo "   $cores cores: the servers run with --threads $SERVER_THREADS (nginx: as many workers, upstream:"
+echo "   GOMAXPROCS=$SERVER_THREADS); load generators and servers share the machine, so absolute figures"
+echo "   are a lower bound, the ratios to the ceiling and to nginx (same run, same box) are the"
+echo "   figures to compare."
 echo "   placement: $placement."
 read -r load1 _ </proc/loadavg
 echo "   load average before starting: $load1"
@@ -363,6 +412,8 @@ if want load; then
   echo "   new TLS connections: $ROUNDS rounds x connrate --connections $CONN_SLOTS --threads $CONN_THREADS"
   echo "   --seconds $tls_seconds (after a ${conn_warmup} s warm-up) per server: each connection a TCP connect,"
   echo "   a full TLS 1.3 handshake (no resumption), one review, close"
+  echo "   nginx: ${nginx_note:-$nginx_bin}"
+  echo "   upstream: ${upstream_note:-${upstream_xz#"$root"/}}"
 fi
 if want worst; then
   echo "   worst case: every hostile body at $WORST_SIZES bytes, >= 3 calls and >= $WORST_MIN_TIME s each,"
@@ -382,9 +433,36 @@ free_port() {
 # The value of KEY in a WRK_RESULT / CONNRATE / OPENLOOP line.
 field() { sed -n "s/.* $2=\([^ ]*\).*/\1/p" <<<"$1"; }
 
-vm_hwm_kib() { awk '/^VmHWM:/ {print $2}' "/proc/$1/status"; }
-# utime + stime of a process (all its threads), in clock ticks (fields 14 and 15 of /proc/PID/stat).
-cpu_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $12 + $13 }'; }
+# The processes of server NAME: its own, and for nginx its workers too (the master reads the
+# configuration, starts the workers and handles signals; the workers accept and serve every
+# connection, so nginx's CPU is theirs). Ours and upstream's are one process each.
+server_pids() {
+  echo "${pid[$1]}"
+  if [ "$1" = nginx ]; then pgrep -P "${pid[$1]}" || true; fi
+}
+# VmHWM (kB) of server NAME: summed over nginx's processes (pages they share count in each).
+vm_hwm_kib() {
+  local p
+  for p in $(server_pids "$1"); do cat "/proc/$p/status"; done | awk '/^VmHWM:/ { k += $2 } END { print k + 0 }'
+}
+# utime + stime of processes (all their threads), in clock ticks (fields 14 and 15 of
+# /proc/PID/stat), summed.
+cpu_ticks() {
+  local p
+  for p in "$@"; do sed 's/.*) //' "/proc/$p/stat"; done | awk '{ t += $12 + $13 } END { print t + 0 }'
+}
+# server_ticks NAME: cpu_ticks of the server's processes (a server gone stops the run: its
+# figures would be nobody's).
+server_ticks() {
+  if ! kill -0 "${pid[$1]}" 2>/dev/null; then
+    echo "$0: $1 exited during the run:" >&2
+    server_log "$1" >&2
+    exit 1
+  fi
+  local pids
+  mapfile -t pids < <(server_pids "$1")
+  cpu_ticks "${pids[@]}"
+}
 clk_tck="$(getconf CLK_TCK)"
 now_s() { date +%s.%N; }
 # cpu_percent TICKS SECONDS: share of one core. cpu_us_each TICKS COUNT: CPU µs per request.
@@ -411,12 +489,12 @@ over_rounds() {
 ratio_rounds() {
   local -n _values="$1"
   local r
-  for ((r = 1; r <= ROUNDS; r++)); do ratio "${_values[$2,$r]:-0}" "${_values[$3,$r]:-0}"; echo; done
+  for ((r = 1; r <= ROUNDS; r++)); do ratio "${_values[$2,$r]:-0}" "${_values[$3,$r]:-0}"; done
 }
 int() { awk -v v="$1" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else printf "%.0f", v }'; }
 ms() { awk -v us="$1" 'BEGIN { if (us == "n/a" || us == "") print "n/a"; else printf "%.2f ms", us / 1000 }'; }
 mib() { awk -v kib="$1" 'BEGIN { if (kib == "n/a" || kib == "") print "n/a"; else printf "%.1f", kib / 1024 }'; }
-ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }
 
 # start_server NAME COMMAND...: start it on a free port, wait for its 'serving https://' line.
 start_server() {
@@ -440,25 +518,163 @@ start_server() {
   echo "   $(grep 'serving https://' "$err")"
 }
 
-# check_answer NAME PATH UID [patch] [BODY]: one request first — the figures mean nothing if the
-# answer is wrong. With `patch`, the answer must also carry a JSONPatch. BODY: pp-review.json.
-check_answer() {
+# server_log NAME: the end of what server NAME wrote (nginx: its stderr and its error log).
+server_log() {
+  if [ "$1" = nginx ]; then
+    cat "$tmp/nginx.stderr" "$tmp/nginx/error.log" 2>/dev/null | tail -n 50
+  else
+    tail -n 50 "$tmp/$1.stderr"  # upstream logs some reviews (klog): only the end
+  fi
+}
+
+# wait_ready NAME PATH SECONDS: until GET PATH answers HTTP 200 over HTTPS (checked against the
+# bench CA), for the servers that print no 'serving https://' line (nginx, upstream).
+wait_ready() {
+  local name="$1" path="$2" deadline=$((SECONDS + $3))
+  until curl -sf -o /dev/null --max-time 2 --cacert "$tmp/certs/ca.crt" \
+      "https://127.0.0.1:${port[$name]}$path"; do
+    if ! kill -0 "${pid[$name]}" 2>/dev/null || [ "$SECONDS" -ge "$deadline" ]; then
+      echo "$0: $name did not start (no HTTP 200 to GET $path within $3 s):" >&2
+      server_log "$name" >&2
+      exit 1
+    fi
+    sleep 0.1
+  done
+  echo "   ready: GET $path answers HTTP 200 on https://127.0.0.1:${port[$name]}"
+}
+
+# start_nginx: Debian's nginx on a free port, the external reference. Its configuration gives it
+# what ours has (see each comment), so that the ratios compare servers, not settings; it answers
+# ceiling_server's constant review to every request.
+start_nginx() {
+  local dir="$tmp/nginx" answer
+  mkdir -p "$dir"
+  port[nginx]="$(free_port)"
+  answer='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"bench","allowed":true,"status":{"metadata":{},"code":200}}}'
+  cat >"$dir/nginx.conf" <<CONF
+# Written by test/bench/run.sh: nginx as the benchmark's external reference.
+daemon off;                       # the script starts it, samples its CPU and stops it (SIGTERM)
+worker_processes $SERVER_THREADS;  # as many as our servers' --threads (SERVER_THREADS)
+pid $dir/nginx.pid;               # pid, error log (-e) and temp paths in the run's directory:
+                                  # nothing in /run, /var/log or /var/lib/nginx
+events {
+  worker_connections 4096;        # wrk's $CONNECTIONS and connrate's $CONN_SLOTS connections, and room
+}
+http {
+  access_log off;                 # ours and the ceiling log nothing per request either
+  client_body_temp_path $dir/client_body;
+  proxy_temp_path $dir/proxy;
+  fastcgi_temp_path $dir/fastcgi;
+  uwsgi_temp_path $dir/uwsgi;
+  scgi_temp_path $dir/scgi;
+  keepalive_requests 1000000;     # the default (1000) closes a keep-alive connection after 1000
+                                  # requests: wrk would reconnect and handshake again, which
+                                  # ours never makes it do
+  server {
+    listen 127.0.0.1:${port[nginx]} ssl;
+    ssl_certificate $tmp/certs/tls.crt;       # the bench certificate (ECDSA P-256), as ours
+    ssl_certificate_key $tmp/certs/tls.key;
+    ssl_protocols TLSv1.3;        # TLS 1.3 only, as ours
+    ssl_session_tickets off;      # ours sends no tickets (connrate never resumes anyway) and
+    ssl_session_cache off;        # keeps no session cache: every new connection a full handshake
+    # Our TLS 1.3 suite order, chosen by the server (AES-128-GCM first, ChaCha20 for a client
+    # that prefers it): OpenSSL's default puts AES-256-GCM first, whose key schedule costs more.
+    ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;
+    ssl_conf_command Options PrioritizeChaCha;
+    ssl_prefer_server_ciphers on;
+    location / {
+      default_type application/json;
+      # ceiling_server's answer, byte for byte (test/bench/ceiling_server.cpp): like the ceiling,
+      # nginx reads the body, ignores it and answers a fixed allowed review.
+      return 200 '$answer';
+    }
+  }
+}
+CONF
+  echo "== nginx: $nginx_bin -c nginx.conf -p DIR -e DIR/error.log ($SERVER_THREADS workers, port ${port[nginx]})"
+  "${server_pin[@]}" "$nginx_bin" -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" \
+    2>"$tmp/nginx.stderr" &
+  pid[nginx]=$!
+  wait_ready nginx / 10
+}
+
+# unpack_upstream: upstream's karmada-webhook, unpacked from its .xz into BUILD_DIR/envtest when
+# missing or older than the .xz: the e2e tests' copy (test/e2e/kube.py _unpacked: the same file,
+# under the same lock, written under a temporary name and moved, so no one runs half a file).
+unpack_upstream() {
+  mkdir -p "$build/envtest"
+  (
+    flock 9
+    if [ ! -f "$upstream_bin" ] || [ "$upstream_xz" -nt "$upstream_bin" ]; then
+      part="$upstream_bin.part.$$"
+      if ! xz -dc "$upstream_xz" >"$part"; then
+        rm -f "$part"
+        echo "$0: xz -dc $upstream_xz failed" >&2
+        exit 1
+      fi
+      chmod 755 "$part"
+      mv -f "$part" "$upstream_bin"
+      echo "   unpacked ${upstream_xz#"$root"/} into ${upstream_bin#"$build"/} (BUILD_DIR)"
+    fi
+  ) 9>"$build/envtest/.lock"
+}
+
+# start_upstream: upstream's webhook as test/e2e/test_upstream_fixtures.py starts it (it needs no
+# API server for these paths), GOMAXPROCS as our --threads; ready when /readyz/ answers.
+start_upstream() {
+  port[upstream]="$(free_port)"
+  echo "== upstream: GOMAXPROCS=$SERVER_THREADS karmada-webhook --bind-address 127.0.0.1" \
+    "--secure-port ${port[upstream]} --cert-dir CERTS"
+  unpack_upstream
+  GOMAXPROCS="$SERVER_THREADS" "${server_pin[@]}" "$upstream_bin" --bind-address 127.0.0.1 \
+    --secure-port "${port[upstream]}" --cert-dir "$tmp/certs" 2>"$tmp/upstream.stderr" &
+  pid[upstream]=$!
+  wait_ready upstream /readyz/ 30
+}
+
+# answer_problem NAME PATH UID [patch] [BODY]: one request; prints nothing when the answer is an
+# HTTP 200 allowing the review with uid UID (with `patch`: and carrying a JSONPatch), else what is
+# wrong, and returns 1. BODY: pp-review.json.
+answer_problem() {
   local name="$1" path="$2" expect_uid="$3" want_patch="${4:-}" post="${5:-$body}"
   local answer code
   answer="$(curl -sS --max-time 10 --cacert "$tmp/certs/ca.crt" \
     -H 'Content-Type: application/json' --data-binary "@$post" \
-    -w '\n%{http_code}' "https://127.0.0.1:${port[$name]}$path")"
+    -w '\n%{http_code}' "https://127.0.0.1:${port[$name]}$path" 2>&1)" || true
   code="${answer##*$'\n'}"
   answer="${answer%$'\n'*}"
   if [ "$code" != 200 ] || [[ "$answer" != *'"allowed":true'* ]] ||
      [[ "$answer" != *"\"uid\":\"$expect_uid\""* ]] ||
      { [ -n "$want_patch" ] && { [[ "$answer" != *'"patch":"'* ]] ||
                                  [[ "$answer" != *'"patchType":"JSONPatch"'* ]]; }; }; then
-    echo "$0: $name answered HTTP $code on $path, not an allowed review with uid $expect_uid${want_patch:+ and a JSONPatch}:" >&2
-    echo "$answer" >&2
+    echo "$name answered HTTP $code on $path, not an allowed review with uid $expect_uid${want_patch:+ and a JSONPatch}:"
+    echo "$answer"
+    return 1
+  fi
+}
+# check_answer NAME PATH UID [patch] [BODY]: one request first — the figures mean nothing if the
+# answer is wrong (answer_problem); a wrong answer stops the run.
+check_answer() {
+  local problem
+  if ! problem="$(answer_problem "$@")"; then
+    echo "$0: $problem" >&2
     exit 1
   fi
-  echo "   check $path${5:+ (${post##*/})}: HTTP 200, \"allowed\":true, uid $expect_uid${want_patch:+, a JSONPatch}"
+  say_checked "${@:2}"
+}
+# say_checked PATH UID [patch] [BODY]: the line of a right answer.
+say_checked() {
+  echo "   check $1${4:+ (${4##*/})}: HTTP 200, \"allowed\":true, uid $2${3:+, a JSONPatch}"
+}
+
+# tls_of NAME: what one handshake with server NAME negotiates (version and suite, key exchange,
+# signature), from openssl s_client.
+tls_of() {
+  local tls
+  tls="$(timeout 10 openssl s_client -connect "127.0.0.1:${port[$1]}" </dev/null 2>/dev/null |
+    sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
+            s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
+  echo "${tls:-unknown}"
 }
 
 # stop_server NAME [SECONDS]: SIGTERM; it must exit 0 within 15 s. With SECONDS (the stall
@@ -479,15 +695,16 @@ stop_server() {
   fi
   if kill -0 "$p" 2>/dev/null; then
     echo "$0: $name did not stop within 15 s of SIGTERM:" >&2
-    cat "$tmp/$name.stderr" >&2
-    kill -KILL "$p" 2>/dev/null || true
+    server_log "$name" >&2
+    # shellcheck disable=SC2046  # process ids, one a line: nginx's workers too
+    kill -KILL $(server_pids "$name") 2>/dev/null || true
     exit 1
   fi
   wait "$p" || status=$?
   unset "pid[$name]"
   if [ "$status" -ne 0 ]; then
     echo "$0: $name exited $status on SIGTERM:" >&2
-    cat "$tmp/$name.stderr" >&2
+    server_log "$name" >&2
     exit 1
   fi
   echo "   $name stopped on SIGTERM (exit 0)"
@@ -529,11 +746,11 @@ run_connrate() {
   client_pid=$!
   sleep "$conn_warmup"
   local t0 w0 t1 w1
-  t0="$(cpu_ticks "${pid[$name]}")"
+  t0="$(server_ticks "$name")"
   w0="$(now_s)"
   sleep "$tls_seconds"
   w1="$(now_s)"
-  t1="$(cpu_ticks "${pid[$name]}")"
+  t1="$(server_ticks "$name")"
   wait "$client_pid" || true  # exit 1 on errors: they are reported, not fatal
   client_pid=
   conn_line="$(grep '^CONNRATE' "$out" || true)"
@@ -547,7 +764,7 @@ run_connrate() {
 }
 
 # The figures of every phase, n/a where a phase is skipped (PHASES).
-declare -A m_rps=() r_rps=() mn_rate=() rn_rate=() open_p99=() open_p999=() rss_kib=() ir_each=()
+declare -A m_rps=() r_rps=() m_p99=() mn_rate=() rn_rate=() open_p99=() open_p999=() rss_kib=() ir_each=()
 declare -A ka_rps=() nc_rate=()
 stall_ratio=
 stall_own_ratio=
@@ -573,12 +790,24 @@ if want load; then
   check_answer real /mutate-federatedhpa "$(uid_of "$fhpa_body")" patch "$fhpa_body"
   check_answer real /validate-cronfederatedhpa "$(uid_of "$cfh_body")" "" "$cfh_body"
   check_answer real /validate-resourceinterpretercustomization "$(uid_of "$ric_body")" "" "$ric_body"
-  tls="$(timeout 10 openssl s_client -connect "127.0.0.1:${port[real]}" </dev/null 2>/dev/null |
-    sed -n 's/^New, \(.*\)$/\1/p; s/^Server Temp Key: \(.*\)$/key exchange \1/p;
-            s/^Peer signature type: \(.*\)$/signature \1/p' | paste -sd ';' - || true)"
-  echo "   TLS: ${tls:-unknown}"
+  echo "   TLS: $(tls_of real)"
   start_server ceiling "${server_pin[@]}" "$ceiling" --threads "$SERVER_THREADS"
   check_answer ceiling "$validate_path" bench
+  # The external references, each on the same certificate and as many threads; without them
+  # their figures are n/a.
+  if [ -z "$nginx_note" ]; then
+    start_nginx
+    check_answer nginx "$validate_path" bench
+    echo "   TLS: $(tls_of nginx)"
+  else
+    echo "== nginx: $nginx_note"
+  fi
+  if [ -z "$upstream_note" ]; then
+    start_upstream
+    echo "   TLS: $(tls_of upstream)"
+  else
+    echo "== upstream: $upstream_note"
+  fi
   echo
 
   # ---- keep-alive load: ROUNDS rounds, order rotated ----
@@ -602,6 +831,34 @@ if want load; then
     [mci-validating]="$mci_body" [work-mutating]="$work_body" [ceiling-work]="$work_body"
     [fhpa-validating]="$fhpa_body" [fhpa-mutating]="$fhpa_body" [cfh-validating]="$cfh_body"
     [ric-validating]="$ric_body")
+  # nginx: pp-review.json on the validating path (it answers every path alike, as the ceiling).
+  if [ -n "${pid[nginx]:-}" ]; then
+    targets+=(nginx)
+    t_server[nginx]=nginx t_path[nginx]="$validate_path" t_body[nginx]="$body"
+  fi
+  # Upstream: every target of the real server again, the same body on the same path (up-NAME),
+  # when upstream allows that review as ours does; a review it does not allow (say, a path that
+  # needs the cluster's state) would measure something else, and its target is left out.
+  real_targets=(validating mutating op-validating op-mutating frq-validating mcs-validating
+    mci-validating fhpa-validating fhpa-mutating cfh-validating ric-validating work-mutating)
+  declare -A up_left=()                 # the targets upstream does not answer as ours: why
+  if [ -n "${pid[upstream]:-}" ]; then
+    echo "== upstream: the real server's keep-alive targets, the same request"
+    for t in "${real_targets[@]}"; do
+      want_patch=
+      if [[ "$t" == *mutating ]]; then want_patch="patch"; fi
+      t_uid="$(uid_of "${t_body[$t]}")"
+      if problem="$(answer_problem upstream "${t_path[$t]}" "$t_uid" "$want_patch" "${t_body[$t]}")"; then
+        say_checked "${t_path[$t]}" "$t_uid" "$want_patch" "${t_body[$t]}"
+        targets+=("up-$t")
+        t_server[up-$t]=upstream t_path[up-$t]="${t_path[$t]}" t_body[up-$t]="${t_body[$t]}"
+      else
+        up_left[$t]="$(head -n 1 <<<"$problem")"
+        echo "   NOTE: up-$t left out (its figures n/a): $(head -c 400 <<<"$problem" | paste -sd ' ' -)"
+      fi
+    done
+    echo
+  fi
   declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
 
   echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
@@ -614,16 +871,16 @@ if want load; then
     done
     echo "   warm-up: $WARMUP per target, done"
   fi
-  fmt='   %-5s %-14s %9s %9s %9s %6s %11s %11s\n'
+  fmt='   %-5s %-18s %9s %9s %9s %6s %11s %11s\n'
   printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request
   for ((r = 1; r <= ROUNDS; r++)); do
     for ((i = 0; i < ${#targets[@]}; i++)); do
       t="${targets[$(((r - 1 + i) % ${#targets[@]}))]}"
       s="${t_server[$t]}"
-      ticks="$(cpu_ticks "${pid[$s]}")"
+      ticks="$(server_ticks "$s")"
       line="$(wrk_body="${t_body[$t]}" run_wrk "$tmp/keepalive.$t.$r" "${port[$s]}" "${t_path[$t]}" \
         "$DURATION" --latency)"
-      ticks=$(($(cpu_ticks "${pid[$s]}") - ticks))
+      ticks=$(($(server_ticks "$s") - ticks))
       ka_rps[$t,$r]="$(field "$line" rps)"
       ka_p50[$t,$r]="$(field "$line" p50_us)"
       ka_p99[$t,$r]="$(field "$line" p99_us)"
@@ -635,9 +892,10 @@ if want load; then
     done
   done
   echo "   (server CPU: utime+stime of the server process over the run, as a share of one core, and"
-  echo "    per request; the real server serves every target but the ceiling; op-* post an"
-  echo "    OverridePolicy review, frq-* a FederatedResourceQuota review, work-* and ceiling-work the"
-  echo "    ~20 KB Work review, the others pp-review.json)"
+  echo "    per request — nginx: its workers'; the real server serves every target but ceiling*,"
+  echo "    nginx and up-* (upstream's webhook, the same request as the real server's target of that"
+  echo "    name); op-* post an OverridePolicy review, frq-* a FederatedResourceQuota review, work-*"
+  echo "    and ceiling-work the ~20 KB Work review, the others their kind's or pp-review.json)"
   declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() sum_err=()
   for t in "${targets[@]}"; do
     m_rps[$t]="$(over_rounds ka_rps "$t" | median)"
@@ -653,17 +911,28 @@ if want load; then
   done
   echo
 
-  # ---- new TLS connections: ROUNDS rounds of connrate, alternating ----
-  servers=(real ceiling)
+  # ---- new TLS connections: ROUNDS rounds of connrate, order rotated ----
+  # Rows: the real server's validating path (real) and mutating path (real-mut), the ceiling,
+  # nginx, upstream's validating path; every one posts pp-review.json.
+  servers=(real real-mut ceiling)
+  declare -A c_server=([real]=real [real-mut]=real [ceiling]=ceiling)
+  declare -A c_path=([real]="$validate_path" [real-mut]="$mutate_path" [ceiling]="$validate_path")
+  for s in nginx upstream; do
+    if [ -n "${pid[$s]:-}" ]; then
+      servers+=("$s")
+      c_server[$s]="$s" c_path[$s]="$validate_path"
+    fi
+  done
   declare -A nc_rate=() nc_err=() nc_p50=() nc_p99=() nc_client=() nc_srv=() nc_cpu=()
   echo "== new TLS connections: $ROUNDS rounds of connrate --connections $CONN_SLOTS --threads $CONN_THREADS --seconds $tls_seconds"
-  echo "   (real on $validate_path; each connection: connect, full TLS 1.3 handshake, one review, close)"
+  echo "   (real and upstream on $validate_path, real-mut on $mutate_path; each connection:"
+  echo "   connect, full TLS 1.3 handshake, one review, close)"
   fmt='   %-5s %-8s %9s %9s %9s %6s %11s %13s %13s\n'
   printf "$fmt" round server conns/s p50 p99 errors "server CPU" "server µs/conn" "client µs/conn"
   for ((r = 1; r <= ROUNDS; r++)); do
     for ((i = 0; i < ${#servers[@]}; i++)); do
       s="${servers[$(((r - 1 + i) % ${#servers[@]}))]}"
-      run_connrate "$tmp/connrate.$s.$r" "$s" "$validate_path"
+      run_connrate "$tmp/connrate.$s.$r" "${c_server[$s]}" "${c_path[$s]}"
       nc_rate[$s,$r]="$(field "$conn_line" rate)"
       nc_err[$s,$r]="$(field "$conn_line" errors)"
       nc_p50[$s,$r]="$(field "$conn_line" p50_us)"
@@ -718,12 +987,18 @@ if want load; then
   # ---- peak RSS ----
   declare -A rss_kib=()
   echo "== peak RSS (VmHWM) after all the loads above, then the servers stop"
-  for s in real ceiling; do
-    rss_kib[$s]="$(vm_hwm_kib "${pid[$s]}")"
-    echo "   $s (--threads $SERVER_THREADS): ${rss_kib[$s]} kB"
+  for s in real ceiling nginx upstream; do
+    [ -n "${pid[$s]:-}" ] || continue
+    rss_kib[$s]="$(vm_hwm_kib "$s")"
+    case "$s" in
+      nginx) echo "   nginx (master + $SERVER_THREADS workers, summed): ${rss_kib[$s]} kB" ;;
+      upstream) echo "   upstream (GOMAXPROCS=$SERVER_THREADS): ${rss_kib[$s]} kB" ;;
+      *) echo "   $s (--threads $SERVER_THREADS): ${rss_kib[$s]} kB" ;;
+    esac
   done
-  stop_server real
-  stop_server ceiling
+  for s in real ceiling nginx upstream; do
+    if [ -n "${pid[$s]:-}" ]; then stop_server "$s"; fi
+  done
   echo
 
   # The RSS target is for the server as deployed: the default thread count (one per core).
@@ -735,7 +1010,7 @@ if want load; then
   run_connrate "$tmp/default.connrate" default "$validate_path"
   echo "   new connections: $conn_line"
   default_err=$((default_err + $(field "$conn_line" errors)))
-  rss_kib[default]="$(vm_hwm_kib "${pid[default]}")"
+  rss_kib[default]="$(vm_hwm_kib default)"
   echo "   VmHWM after both loads: ${rss_kib[default]} kB (default threads: $cores)"
   if [ "$default_err" -ne 0 ]; then
     echo "   WARNING: the default-threads server had $default_err errors under load"
@@ -1042,7 +1317,7 @@ PY
     rm -f "$tmp/stall.ready"
     hostile_s=$((STALL_SECONDS + 1))  # wrk -d takes whole seconds
     local ticks w0 hostile k
-    ticks="$(cpu_ticks "${pid[$target]}")"
+    ticks="$(server_ticks "$target")"
     w0="$(now_s)"
     CHECK_ANSWERS=1 BODY_FILE="$stall_body" BENCH_PATH="$stall_path" nice -n "$STALL_CLIENT_NICE" \
       wrk -t1 -c1 -d"${hostile_s}s" --timeout "${hostile_s}s" --latency -s "$lua" \
@@ -1050,7 +1325,7 @@ PY
     hostile_pid=$!
     wait "$hostile_pid" || true
     hostile_pid=
-    ticks=$(($(cpu_ticks "${pid[$target]}") - ticks))
+    ticks=$(($(server_ticks "$target") - ticks))
     stall_result "$run$round"
     hostile="$(grep '^WRK_RESULT' "$tmp/stall.hostile-$run$round" || true)"
     if [ -z "$hostile" ] || [[ "$hostile" != *answers_ok=* ]]; then
@@ -1176,18 +1451,55 @@ if want load; then
       "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
       "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
   done
-  echo "  (req/s ratio 1.00 would mean decode + rules + encode cost nothing next to TLS + HTTP)"
+  # nginx, measured in the same rounds: what a mature server answering a constant does here.
+  for t in validating mutating ceiling; do
+    printf "$fmt" "$t/nginx" "$(ratio "${m_rps[$t]}" "${m_rps[nginx]:-n/a}")" "" \
+      "$(ratio "${m_p50[$t]}" "${m_p50[nginx]:-n/a}")" "$(ratio "${m_p99[$t]}" "${m_p99[nginx]:-n/a}")" \
+      "" "" "$(ratio "${m_us[$t]}" "${m_us[nginx]:-n/a}")"
+  done
+  echo "  (req/s ratio 1.00 would mean decode + rules + encode cost nothing next to TLS + HTTP;"
+  echo "   against nginx, whose answer is the ceiling's constant, it also compares the transports)"
+  if [ -n "$nginx_note" ]; then echo "  ($nginx_note)"; fi
   echo
   echo "  new TLS connections: connrate, $CONN_SLOTS slots, $CONN_THREADS threads, ${tls_seconds} s per round"
   fmt='  %-18s %9s %15s %9s %9s %7s %11s %14s %14s\n'
   printf "$fmt" server conns/s "min..max" p50 p99 errors "server CPU" "server µs/conn" "client µs/conn"
-  for s in real ceiling; do
+  for s in real real-mut ceiling nginx upstream; do
+    if [ -z "${mn_rate[$s]:-}" ]; then
+      printf "$fmt" "$s" n/a n/a n/a n/a "" "" n/a n/a
+      continue
+    fi
     printf "$fmt" "$s" "$(int "${mn_rate[$s]}")" "${rn_rate[$s]}" "$(ms "${mn_p50[$s]}")" \
       "$(ms "${mn_p99[$s]}")" "${sn_err[$s]}" "${mn_cpu[$s]}%" "${mn_srv[$s]}" "${mn_client[$s]}"
   done
-  printf "$fmt" real/ceiling "$(ratio "${mn_rate[real]}" "${mn_rate[ceiling]}")" "" \
-    "$(ratio "${mn_p50[real]}" "${mn_p50[ceiling]}")" "$(ratio "${mn_p99[real]}" "${mn_p99[ceiling]}")" \
-    "" "" "$(ratio "${mn_srv[real]}" "${mn_srv[ceiling]}")" ""
+  for pair in real/ceiling real-mut/ceiling real/nginx real-mut/nginx ceiling/nginx; do
+    a="${pair%/*}" b="${pair#*/}"
+    printf "$fmt" "$pair" "$(ratio "${mn_rate[$a]:-n/a}" "${mn_rate[$b]:-n/a}")" "" \
+      "$(ratio "${mn_p50[$a]:-n/a}" "${mn_p50[$b]:-n/a}")" "$(ratio "${mn_p99[$a]:-n/a}" "${mn_p99[$b]:-n/a}")" \
+      "" "" "$(ratio "${mn_srv[$a]:-n/a}" "${mn_srv[$b]:-n/a}")" ""
+  done
+  echo "  (real: $validate_path, real-mut: $mutate_path, upstream: $validate_path)"
+  echo
+
+  # Ours against upstream's own webhook: the same request to both, in the same rounds.
+  echo "  ours vs upstream, same run: keep-alive medians (the same body on the same path), and new"
+  echo "  TLS connections on $validate_path"
+  fmt='  %-43s %9s %9s %7s %10s %10s %8s %8s\n'
+  printf "$fmt" "path (keep-alive req/s)" ours upstream ours/up "p99 ours" "p99 up" "µs ours" "µs up"
+  for t in "${real_targets[@]}"; do
+    u="up-$t"
+    printf "$fmt" "${t_path[$t]}" "$(int "${m_rps[$t]}")" \
+      "$(int "${m_rps[$u]:-n/a}")" "$(ratio "${m_rps[$t]}" "${m_rps[$u]:-n/a}")" "$(ms "${m_p99[$t]}")" \
+      "$(ms "${m_p99[$u]:-n/a}")" "${m_us[$t]}" "${m_us[$u]:-n/a}"
+  done
+  printf "$fmt" "new TLS connections/s" "$(int "${mn_rate[real]}")" "$(int "${mn_rate[upstream]:-n/a}")" \
+    "$(ratio "${mn_rate[real]}" "${mn_rate[upstream]:-n/a}")" "$(ms "${mn_p99[real]}")" \
+    "$(ms "${mn_p99[upstream]:-n/a}")" "${mn_srv[real]}" "${mn_srv[upstream]:-n/a}"
+  echo "  (µs: the server's CPU per request or per connection; ours/up above 1.00: ours is faster)"
+  if [ -n "$upstream_note" ]; then echo "  ($upstream_note)"; fi
+  for t in "${real_targets[@]}"; do
+    if [ -n "${up_left[$t]:-}" ]; then echo "  (up-$t left out: ${up_left[$t]%:})"; fi
+  done
   echo
   echo "  open loop: $OPEN_RATE req/s over $OPEN_CONNECTIONS connections, $OPEN_SECONDS s"
   fmt='  %-18s %9s %9s %9s %7s\n'
@@ -1198,22 +1510,40 @@ if want load; then
   done
   echo
   echo "  peak RSS (VmHWM): real --threads $SERVER_THREADS $(mib "${rss_kib[real]}") MiB, ceiling --threads" \
-    "$SERVER_THREADS $(mib "${rss_kib[ceiling]}") MiB, real with the default threads ($cores) $(mib "${rss_kib[default]}") MiB"
+    "$SERVER_THREADS $(mib "${rss_kib[ceiling]}") MiB, real with the default threads ($cores) $(mib "${rss_kib[default]}") MiB;"
+  echo "  nginx $(mib "${rss_kib[nginx]:-n/a}") MiB (its processes summed), upstream $(mib "${rss_kib[upstream]:-n/a}") MiB"
   echo
-  # CPU% is a share of one core; a server below 85% per thread was held back by the clients.
+  # CPU% is a share of one core; a server below 85% per thread was held back by the clients
+  # (with a thread per core and the clients on the same cores, that is every server here).
   busy=$((85 * SERVER_THREADS))
-  for t in "${targets[@]}"; do
-    if [ "$(int "${m_cpu[$t]}")" != n/a ] && [ "$(int "${m_cpu[$t]}")" -lt "$busy" ]; then
-      echo "  NOTE: the server was busy ${m_cpu[$t]}% (median) under the $t keep-alive load: wrk, sharing"
-      echo "        the box, was the limit there, so that rate is a lower bound; µs/request is steadier."
-    fi
-  done
-  for s in real ceiling; do
-    if [ "$(int "${mn_cpu[$s]}")" != n/a ] && [ "$(int "${mn_cpu[$s]}")" -lt "$busy" ]; then
-      echo "  NOTE: $s was busy ${mn_cpu[$s]}% (median) under the new-connection load: connrate, sharing"
-      echo "        the box, was the limit there, so that rate is a lower bound; µs/conn is steadier."
-    fi
-  done
+  # below_busy ARRAY NAME...: "NAME CPU%" of each NAME whose median CPU is under $busy%, as lines
+  # of a comma-separated list indented under a NOTE.
+  below_busy() {
+    local -n _cpu="$1"
+    shift
+    local n
+    for n in "$@"; do
+      if [ "$(int "${_cpu[$n]}")" != n/a ] && [ "$(int "${_cpu[$n]}")" -lt "$busy" ]; then
+        echo "$n ${_cpu[$n]}%"
+      fi
+    done | awk '{ item = $0; if (line != "" && length(line) + length(item) > 84) {
+        print "        " line ","; line = "" }
+      line = line (line == "" ? "" : ", ") item } END { if (line != "") print "        " line }'
+  }
+  held="$(below_busy m_cpu "${targets[@]}")"
+  if [ -n "$held" ]; then
+    echo "  NOTE: the server was busy less than $busy% (85% per thread; medians) under these keep-alive targets:"
+    echo "$held"
+    echo "        wrk, sharing the box, was the limit there, so those rates are lower bounds;"
+    echo "        µs/request is steadier."
+  fi
+  held="$(below_busy mn_cpu "${servers[@]}")"
+  if [ -n "$held" ]; then
+    echo "  NOTE: the server was busy less than $busy% (medians) under these new-connection loads:"
+    echo "$held"
+    echo "        connrate, sharing the box, was the limit there, so those rates are lower bounds;"
+    echo "        µs/conn is steadier."
+  fi
 else
   echo "== summary"
 fi
@@ -1281,8 +1611,9 @@ met() { awk -v v="$1" -v t="$2" -v op="$3" 'BEGIN {
   print ok ? "yes" : "NO" }'; }
 fmt='  %-46s %12s %12s %7s %12s %5s\n'
 echo
-echo "== targets (medians of $ROUNDS rounds; ratios to the ceiling server from the same library)"
-printf "$fmt" figure ours ceiling ratio target met
+echo "== targets (medians of $ROUNDS rounds; the reference is the ceiling server from the same library,"
+echo "   or nginx on the \"/ nginx\" rows, measured in the same rounds)"
+printf "$fmt" figure ours reference ratio target met
 r_val="$(ratio "${m_rps[validating]:-n/a}" "${m_rps[ceiling]:-n/a}")"
 r_mut="$(ratio "${m_rps[mutating]:-n/a}" "${m_rps[ceiling]:-n/a}")"
 printf "$fmt" "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "$(int "${m_rps[validating]:-n/a}")" \
@@ -1306,12 +1637,23 @@ for t in op-validating op-mutating frq-validating mcs-validating mci-validating 
     fhpa-mutating) label="  FHPA mutating req/s" ;;
     cfh-validating) label="  CFH validating req/s" ;;
     ric-validating) label="  RIC validating req/s" ;;
-    work-mutating) label="  Work mutating req/s (20 KB)"; c=ceiling-work; t_min=0.85 ;;
+    work-mutating) label="  Work mutating req/s (20 KB)"; c="ceiling-work"; t_min=0.85 ;;
   esac
   r_t="$(ratio "${m_rps[$t]:-n/a}" "${m_rps[$c]:-n/a}")"
   printf "$fmt" "$label" "$(int "${m_rps[$t]:-n/a}")" "$(int "${m_rps[$c]:-n/a}")" "$r_t" \
     ">= ${t_min}x" "$(met "$r_t" "$t_min" '>=')"
 done
+# Against nginx answering the ceiling's constant on the same certificate, suites and threads:
+# the issue's target is to serve real reviews as fast as nginx serves a constant.
+r_val_nginx="$(ratio "${m_rps[validating]:-n/a}" "${m_rps[nginx]:-n/a}")"
+r_mut_nginx="$(ratio "${m_rps[mutating]:-n/a}" "${m_rps[nginx]:-n/a}")"
+r_p99_nginx="$(ratio "${m_p99[validating]:-n/a}" "${m_p99[nginx]:-n/a}")"
+printf "$fmt" "PP validating keep-alive / nginx (req/s)" "$(int "${m_rps[validating]:-n/a}")" \
+  "$(int "${m_rps[nginx]:-n/a}")" "$r_val_nginx" ">= 0.95x" "$(met "$r_val_nginx" 0.95 '>=')"
+printf "$fmt" "PP mutating keep-alive / nginx (req/s)" "$(int "${m_rps[mutating]:-n/a}")" \
+  "$(int "${m_rps[nginx]:-n/a}")" "$r_mut_nginx" ">= 0.95x" "$(met "$r_mut_nginx" 0.95 '>=')"
+printf "$fmt" "p99 validating / nginx p99, keep-alive (µs)" "${m_p99[validating]:-n/a}" \
+  "${m_p99[nginx]:-n/a}" "$r_p99_nginx" "<= 1.0x" "$(met "$r_p99_nginx" 1.0 '<=')"
 printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
   "${open_p99[ceiling]:-n/a}" "" "< 1000" "$(met "${open_p99[real]:-n/a}" 1000 '<')"
 printf "$fmt" "p99.9 at $OPEN_RATE req/s (µs)" "${open_p999[real]:-n/a}" "${open_p999[ceiling]:-n/a}" "" \
@@ -1322,6 +1664,12 @@ printf "$fmt" "peak RSS under load, default threads ($cores) (MiB)" "$rss_mib" "
 r_new="$(ratio "${mn_rate[real]:-n/a}" "${mn_rate[ceiling]:-n/a}")"
 printf "$fmt" "new TLS connections/s (full handshake)" "$(int "${mn_rate[real]:-n/a}")" \
   "$(int "${mn_rate[ceiling]:-n/a}")" "$r_new" ">= 3000" "$(met "${mn_rate[real]:-n/a}" 3000 '>=')"
+r_new_val_nginx="$(ratio "${mn_rate[real]:-n/a}" "${mn_rate[nginx]:-n/a}")"
+r_new_mut_nginx="$(ratio "${mn_rate[real-mut]:-n/a}" "${mn_rate[nginx]:-n/a}")"
+printf "$fmt" "new TLS connections validating / nginx" "$(int "${mn_rate[real]:-n/a}")" \
+  "$(int "${mn_rate[nginx]:-n/a}")" "$r_new_val_nginx" ">= 0.95x" "$(met "$r_new_val_nginx" 0.95 '>=')"
+printf "$fmt" "new TLS connections mutating / nginx" "$(int "${mn_rate[real-mut]:-n/a}")" \
+  "$(int "${mn_rate[nginx]:-n/a}")" "$r_new_mut_nginx" ">= 0.95x" "$(met "$r_new_mut_nginx" 0.95 '>=')"
 v_ns="$(bench_of BM_Review/pp_allowed ns)"
 m_ns="$(bench_of BM_Review/pp_mutate ns)"
 printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
@@ -1374,6 +1722,8 @@ printf "$fmt" "ordinary p99 beside a hostile loop / idle" "${stall_ratio:-n/a}" 
 printf "$fmt" "  ... / the same loop on another server" "${stall_own_ratio:-n/a}" "" "" "<= 2.0" \
   "$(met "${stall_own_ratio:-n/a}" 2.0 '<=')"
 if want load; then
+  nginx_rounds="measured in the same rounds"
+  if [ -n "$nginx_note" ]; then nginx_rounds="not installed, n/a"; fi
   echo "  rounds: $ROUNDS (medians above); spread over rounds, min..max:"
   echo "    validating/ceiling req/s  $(ratio_rounds ka_rps validating ceiling | spread)" \
     "(per round: $(ratio_rounds ka_rps validating ceiling | paste -sd ' ' -))"
@@ -1384,12 +1734,18 @@ if want load; then
     printf '    %-28s %s %s\n' "$t/ceiling req/s" "$(ratio_rounds ka_rps "$t" ceiling | spread)" \
       "(per round: $(ratio_rounds ka_rps "$t" ceiling | paste -sd ' ' -))"
   done
+  echo "    validating/nginx req/s    $(ratio_rounds ka_rps validating nginx | spread)" \
+    "(per round: $(ratio_rounds ka_rps validating nginx | paste -sd ' ' -))"
+  echo "    mutating/nginx req/s      $(ratio_rounds ka_rps mutating nginx | spread)" \
+    "(per round: $(ratio_rounds ka_rps mutating nginx | paste -sd ' ' -))"
   echo "    new TLS connections/s     real ${rn_rate[real]}, ceiling ${rn_rate[ceiling]}," \
     "real/ceiling $(ratio_rounds nc_rate real ceiling | spread)"
+  echo "                              real-mut ${rn_rate[real-mut]}, nginx ${rn_rate[nginx]:-n/a}," \
+    "real/nginx $(ratio_rounds nc_rate real nginx | spread), real-mut/nginx $(ratio_rounds nc_rate real-mut nginx | spread)"
   echo "  (OP: OverridePolicy, FRQ: FederatedResourceQuota, MCS: MultiClusterService, MCI:"
-  echo "   MultiClusterIngress, against the same ceiling and PP's targets;"
-  echo "   2 cores: clients and servers share them; the servers run --threads $SERVER_THREADS, so"
-  echo "   rates are lower bounds when a server was not at 100% — see the CPU columns above)"
+  echo "   MultiClusterIngress, against the same ceiling and PP's targets; nginx: $nginx_rounds;"
+  echo "   $cores cores: clients and servers share them; the servers run --threads $SERVER_THREADS, so"
+  echo "   rates are lower bounds when a server was not at 100% per thread — see the CPU columns above)"
 fi
 if want worst; then
   echo "  worst case: the slowest $w_large body ${worst[worst_body]};"
