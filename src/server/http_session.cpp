@@ -53,6 +53,7 @@ template <class Derived>
 void HttpSession<Derived>::wait_for_request(bool first) {
   if (buffer_.size() > 0) return read_header();  // pipelined
   idle_ = true;
+  if (!first) derived().read_waits_first();
   derived().expires_after(first ? port_.limits.header_timeout : port_.limits.idle_timeout);
   derived().stream().async_read_some(
       buffer_.prepare(kReadChunk),
@@ -209,7 +210,7 @@ void HttpSession<Derived>::give_back_large_slot() {
 // The port's answer to the request read (on this connection's loop, or a review thread).
 template <class Derived>
 void HttpSession<Derived>::judge() {
-  http::request<http::string_body>& req = parser_->get();
+  http::request<RequestBody>& req = parser_->get();
   const auto content_type = req.find(http::field::content_type);
   const Request request{req.method(), req.method_string(),
                         content_type == req.end() ? std::string_view{} : content_type->value(),
@@ -220,7 +221,7 @@ void HttpSession<Derived>::judge() {
 
 template <class Derived>
 void HttpSession<Derived>::answer() {
-  http::request<http::string_body>& req = parser_->get();
+  http::request<RequestBody>& req = parser_->get();
   // A HEAD answer has no body: sending one would corrupt the next response on the connection.
   if (req.method() == http::verb::head) answer_.body.clear();
   send(req.keep_alive() && !answer_.close && !state_.stopping);

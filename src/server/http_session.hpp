@@ -23,6 +23,36 @@
 
 namespace kpw {
 
+// A request body read into a std::string, each piece appended: Beast's string_body resizes the
+// string first (zero-filling every byte it is about to overwrite). A Content-Length is reserved
+// at once: the parser has held it to the body limit before the body begins.
+struct RequestBody {
+  using value_type = std::string;
+  class reader {
+   public:
+    template <bool isRequest, class Fields>
+    reader(boost::beast::http::header<isRequest, Fields>&, value_type& body) : body_(body) {}
+    void init(const boost::optional<std::uint64_t>& length, boost::beast::error_code& ec) {
+      if (length) body_.reserve(static_cast<std::size_t>(*length));
+      ec = {};
+    }
+    template <class ConstBuffers>
+    std::size_t put(const ConstBuffers& buffers, boost::beast::error_code& ec) {
+      std::size_t n = 0;
+      for (const boost::asio::const_buffer b : boost::beast::buffers_range_ref(buffers)) {
+        body_.append(static_cast<const char*>(b.data()), b.size());
+        n += b.size();
+      }
+      ec = {};
+      return n;
+    }
+    void finish(boost::beast::error_code& ec) { ec = {}; }
+
+   private:
+    value_type& body_;
+  };
+};
+
 // What draining needs of a connection, whatever its stream.
 class Connection {
  public:
@@ -36,7 +66,8 @@ class Connection {
 
 // Derived provides `stream()` (a Beast AsyncStream on its loop), the bound on the waits from now
 // on (`expires_at(time_point)`, `expires_after(duration)`, `no_deadline()`: past it the socket is
-// closed and the pending operation fails), `close()`, `shutdown()` (the close after a last
+// closed and the pending operation fails), `read_waits_first()` (a hint: the next read is of a
+// request not sent yet), `close()`, `shutdown()` (the close after a last
 // answer, once the request's memory is let go) and `shared_from_this()`.
 template <class Derived>
 class HttpSession : public Connection {
@@ -63,7 +94,7 @@ class HttpSession : public Connection {
   const Port& port_;
 
  private:
-  using Parser = boost::beast::http::request_parser<boost::beast::http::string_body>;
+  using Parser = boost::beast::http::request_parser<RequestBody>;
 
   Derived& derived() { return static_cast<Derived&>(*this); }
   void read_header();

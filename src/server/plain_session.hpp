@@ -29,6 +29,7 @@ class PlainSession final : public HttpSession<PlainSession>,
     stream_.expires_after(d);
   }
   void no_deadline() { stream_.expires_never(); }
+  void read_waits_first() {}  // Beast's stream reads first (edge-triggered, speculative)
   void close() { stream_.close(); }
 
   TcpStream stream_;

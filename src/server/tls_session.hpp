@@ -41,6 +41,7 @@ class TlsSession final : public HttpSession<TlsSession>,
     expires_at(Clock::now() + d);
   }
   void no_deadline() { expires_at(Clock::time_point::max()); }
+  void read_waits_first() { stream_.read_waits_first(); }
   void close();
   void arm(Clock::time_point t);
   void on_timer(std::uint64_t generation);

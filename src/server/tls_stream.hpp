@@ -46,15 +46,22 @@ class TlsStream {
   bool is_open() const { return socket_.is_open(); }
   // Closes the descriptor: a pending wait ends with operation_aborted (timed_out: timeout).
   void close(bool timed_out = false);
+  // The next read is of a request the client has likely not sent yet (an answer was just
+  // written): unless OpenSSL holds bytes already, it waits for the socket before reading, which
+  // saves the read(2) that would find nothing. Safe with Asio's edge-triggered epoll: its wait
+  // re-arms the descriptor (EPOLL_CTL_MOD), which reports data that is already there.
+  void read_waits_first() { read_waits_first_ = true; }
 
   // What one OpenSSL call did: bytes moved (or the operation finished), an error, or a wait.
   enum class Step { kDone, kWantRead, kWantWrite };
 
   template <class MutableBuffers, class Handler>
   auto async_read_some(const MutableBuffers& buffers, Handler&& handler) {
+    const bool wait = read_waits_first_ && SSL_has_pending(ssl_) == 0;
+    read_waits_first_ = false;
     return start([buffers](TlsStream& s, std::size_t& n, error_code& ec) {
       return s.read_once(first_mutable(buffers), n, ec);
-    }, std::forward<Handler>(handler));
+    }, std::forward<Handler>(handler), wait);
   }
   template <class ConstBuffers, class Handler>
   auto async_write_some(const ConstBuffers& buffers, Handler&& handler) {
@@ -81,6 +88,7 @@ class TlsStream {
     TlsStream& stream;
     Attempt attempt;
     bool waited = false;   // the first attempt is over: a result may be handed over directly
+    bool wait_first = false;
     bool posted = false;   // the result was found at once and posted to be handed over
     std::size_t n = 0;
     error_code result;
@@ -90,7 +98,8 @@ class TlsStream {
       if (posted) return self.complete(result, n);
       if (ec) return self.complete(stream.waited_error(ec), 0);
       if (!stream.is_open()) return self.complete(boost::asio::error::bad_descriptor, 0);
-      const Step step = attempt(stream, n, result);
+      const Step step = wait_first ? Step::kWantRead : attempt(stream, n, result);
+      wait_first = false;
       if (step == Step::kDone) {
         if (waited) return self.complete(result, n);
         posted = true;
@@ -103,9 +112,10 @@ class TlsStream {
   };
 
   template <class Attempt, class Handler>
-  auto start(Attempt attempt, Handler&& handler) {
+  auto start(Attempt attempt, Handler&& handler, bool wait_first = false) {
     return boost::asio::async_compose<Handler, void(error_code, std::size_t)>(
-        Op<Attempt>{*this, std::move(attempt), false, false, 0, error_code{}}, handler, socket_);
+        Op<Attempt>{*this, std::move(attempt), false, wait_first, false, 0, error_code{}}, handler,
+        socket_);
   }
   template <class Attempt, class Handler>
   auto start_void(Attempt attempt, Handler&& handler) {
@@ -141,6 +151,7 @@ class TlsStream {
   Socket socket_;
   SSL* ssl_ = nullptr;
   bool timed_out_ = false;
+  bool read_waits_first_ = false;
 };
 
 }  // namespace kpw

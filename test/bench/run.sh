@@ -576,7 +576,9 @@ http {
     ssl_certificate_key $tmp/certs/tls.key;
     ssl_protocols TLSv1.3;        # TLS 1.3 only, as ours
     ssl_session_tickets off;      # ours sends no tickets (connrate never resumes anyway) and
-    ssl_session_cache off;        # keeps no session cache: every new connection a full handshake
+    ssl_session_cache off;        # keeps no session cache: every new connection a full handshake;
+    ssl_conf_command NumTickets 0;  # without it OpenSSL still sends two (stateful) tickets per
+                                    # handshake with the two lines above (openssl s_client -msg)
     # Our TLS 1.3 suite order, chosen by the server (AES-128-GCM first, ChaCha20 for a client
     # that prefers it): OpenSSL's default puts AES-256-GCM first, whose key schedule costs more.
     ssl_conf_command Ciphersuites TLS_AES_128_GCM_SHA256:TLS_AES_256_GCM_SHA384:TLS_CHACHA20_POLY1305_SHA256;
