@@ -86,6 +86,8 @@ class HttpSession : public Connection {
   void wait_for_request(bool first);
   // Gives back what a request holds, counts it abandoned if unanswered, and closes the socket.
   void finish();
+  // Between requests, waiting for the next one's first byte.
+  bool idle() const { return idle_; }
 
 
   using Clock = std::chrono::steady_clock;

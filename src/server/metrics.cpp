@@ -151,6 +151,7 @@ void connection_closed() {
   registry().open_connections.fetch_sub(1, kRelaxed);
   registry().memory_events.fetch_add(1, kRelaxed);
 }
+void connection_buffers_released() { registry().memory_events.fetch_add(1, kRelaxed); }
 unsigned long take_memory_events() { return registry().memory_events.exchange(0, kRelaxed); }
 void connection_refused() { registry().connections_refused.fetch_add(1, kRelaxed); }
 void tls_handshake_failed() { registry().handshake_failures.fetch_add(1, kRelaxed); }

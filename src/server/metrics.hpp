@@ -60,6 +60,8 @@ long open_connections();
 // Connections closed and large reviews answered since the last call: events after which memory
 // may be given back to the system.
 unsigned long take_memory_events();
+// An idle connection let its TLS record buffers go: another such event.
+void connection_buffers_released();
 
 // The text exposition format (version 0.0.4).
 void render(std::string& out);

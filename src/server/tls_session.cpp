@@ -82,6 +82,12 @@ void TlsSession::on_timer(std::uint64_t generation) {
   timer_waiting_ = false;
   if (!stream_.is_open()) return;
   if (Clock::now() >= deadline_) return stream_.close(/*timed_out=*/true);
+  // Idle since before this wait began, or nearly: OpenSSL's record buffers (~33 KB, kept while
+  // requests come) are let go, and the memory trimmer gives the pages back; the next request's
+  // read allocates them again. Nothing is freed while OpenSSL holds bytes not yet read.
+  if (idle() && SSL_free_buffers(stream_.native_handle()) == 1) {
+    metrics::connection_buffers_released();
+  }
   arm(deadline_);
 }
 

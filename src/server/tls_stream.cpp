@@ -15,6 +15,8 @@ using boost::system::error_code;
 
 // OpenSSL requires an empty error queue before a call whose outcome SSL_get_error reads; peeking
 // is far cheaper than ERR_clear_error, which walks every slot of the queue each time.
+int int_size(std::size_t size) { return size > INT_MAX ? INT_MAX : static_cast<int>(size); }
+
 // errno too, so that a stale value is not taken for the socket's error (SSL_ERROR_SYSCALL).
 void clear_errors() {
   if (ERR_peek_error() != 0) ERR_clear_error();
@@ -32,9 +34,10 @@ TlsStream::TlsStream(Socket&& socket, net::ssl::context& ctx)
   socket_.non_blocking(true, ec);
   if (ec) throw boost::system::system_error(ec, "O_NONBLOCK");
   // Partial writes and a retry from a moved buffer, as net::async_write continues; the record
-  // buffers are kept for the life of the connection (OpenSSL's RELEASE_BUFFERS, which Asio sets,
-  // freed and allocated ~17 KB twice per request); read-ahead takes a whole record (or several)
-  // in one read(2) instead of its 5-byte header first.
+  // buffers are kept while requests come (OpenSSL's RELEASE_BUFFERS, which Asio sets, freed and
+  // allocated ~17 KB twice per request; an idle connection lets them go, TlsSession::on_timer);
+  // read-ahead takes a whole record (or several) in one read(2) instead of its 5-byte header
+  // first.
   SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_clear_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
   SSL_set_read_ahead(ssl_, 1);
@@ -57,39 +60,33 @@ error_code TlsStream::waited_error(error_code ec) const {
 }
 
 TlsStream::Step TlsStream::read_once(net::mutable_buffer b, std::size_t& n, error_code& ec) {
-  if (b.size() == 0) {
-    n = 0;
-    ec = {};
-    return Step::kDone;
-  }
+  if (b.size() == 0) return nothing_to_move(n, ec);
   clear_errors();
-  const int size = b.size() > INT_MAX ? INT_MAX : static_cast<int>(b.size());
-  const int ret = SSL_read(ssl_, b.data(), size);
-  if (ret > 0) {
-    n = static_cast<std::size_t>(ret);
-    ec = {};
-    return Step::kDone;
-  }
-  n = 0;
-  return failed(ret, ec);
+  return moved(SSL_read(ssl_, b.data(), int_size(b.size())), n, ec);
 }
 
 TlsStream::Step TlsStream::write_once(net::const_buffer b, std::size_t& n, error_code& ec) {
-  if (b.size() == 0) {
-    n = 0;
-    ec = {};
-    return Step::kDone;
-  }
+  if (b.size() == 0) return nothing_to_move(n, ec);
   clear_errors();
-  const int size = b.size() > INT_MAX ? INT_MAX : static_cast<int>(b.size());
-  const int ret = SSL_write(ssl_, b.data(), size);
-  if (ret > 0) {
-    n = static_cast<std::size_t>(ret);
-    ec = {};
-    return Step::kDone;
+  return moved(SSL_write(ssl_, b.data(), int_size(b.size())), n, ec);
+}
+
+// SSL_read's or SSL_write's `ret`: the bytes moved, or (0 or below) what failed.
+TlsStream::Step TlsStream::moved(int ret, std::size_t& n, error_code& ec) {
+  if (ret <= 0) {
+    n = 0;
+    return failed(ret, ec);
   }
+  n = static_cast<std::size_t>(ret);
+  ec = {};
+  return Step::kDone;
+}
+
+// An empty buffer is never handed to OpenSSL (whose 0 would mean a failure): nothing moved.
+TlsStream::Step TlsStream::nothing_to_move(std::size_t& n, error_code& ec) {
   n = 0;
-  return failed(ret, ec);
+  ec = {};
+  return Step::kDone;
 }
 
 TlsStream::Step TlsStream::handshake_once(error_code& ec) {

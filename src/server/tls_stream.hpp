@@ -142,6 +142,8 @@ class TlsStream {
 
   Step read_once(boost::asio::mutable_buffer b, std::size_t& n, error_code& ec);
   Step write_once(boost::asio::const_buffer b, std::size_t& n, error_code& ec);
+  Step moved(int ret, std::size_t& n, error_code& ec);
+  static Step nothing_to_move(std::size_t& n, error_code& ec);
   Step handshake_once(error_code& ec);
   Step shutdown_once(error_code& ec);
   // The outcome of an OpenSSL call that returned `ret` <= 0.

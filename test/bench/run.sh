@@ -1532,20 +1532,19 @@ if want load; then
         print "        " line ","; line = "" }
       line = line (line == "" ? "" : ", ") item } END { if (line != "") print "        " line }'
   }
-  held="$(below_busy m_cpu "${targets[@]}")"
-  if [ -n "$held" ]; then
-    echo "  NOTE: the server was busy less than $busy% (85% per thread; medians) under these keep-alive targets:"
+  # note_held ARRAY LOADS CLIENT UNIT NAME...: which of NAME left the server below $busy% of its
+  # threads (ARRAY: their median CPU), and what that means for their rates.
+  note_held() {
+    local held
+    held="$(below_busy "$1" "${@:5}")"
+    [ -n "$held" ] || return 0
+    echo "  NOTE: the server was busy less than $busy% (85% per thread; medians) under these $2:"
     echo "$held"
-    echo "        wrk, sharing the box, was the limit there, so those rates are lower bounds;"
-    echo "        µs/request is steadier."
-  fi
-  held="$(below_busy mn_cpu "${servers[@]}")"
-  if [ -n "$held" ]; then
-    echo "  NOTE: the server was busy less than $busy% (medians) under these new-connection loads:"
-    echo "$held"
-    echo "        connrate, sharing the box, was the limit there, so those rates are lower bounds;"
-    echo "        µs/conn is steadier."
-  fi
+    echo "        $3, sharing the box, was the limit there, so those rates are lower bounds;"
+    echo "        µs/$4 is steadier."
+  }
+  note_held m_cpu "keep-alive targets" wrk request "${targets[@]}"
+  note_held mn_cpu "new-connection loads" connrate conn "${servers[@]}"
 else
   echo "== summary"
 fi
