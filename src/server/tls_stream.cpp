@@ -99,8 +99,9 @@ TlsStream::Step TlsStream::handshake_once(error_code& ec) {
   return failed(ret, ec);
 }
 
-// 1: both close_notify alerts are through; 0: ours is sent, the peer's is awaited (calling again
-// reads it).
+// 1: both close_notify alerts are through; 0: ours is sent, the peer's is awaited: the socket is
+// waited for first (the peer has had no time to answer; reading now would find nothing), then
+// SSL_shutdown again reads it.
 TlsStream::Step TlsStream::shutdown_once(error_code& ec) {
   clear_errors();
   const int ret = SSL_shutdown(ssl_);
@@ -108,16 +109,7 @@ TlsStream::Step TlsStream::shutdown_once(error_code& ec) {
     ec = {};
     return Step::kDone;
   }
-  if (ret == 0) {
-    clear_errors();
-    const int again = SSL_shutdown(ssl_);
-    if (again == 1) {
-      ec = {};
-      return Step::kDone;
-    }
-    if (again == 0) return Step::kWantRead;
-    return failed(again, ec);
-  }
+  if (ret == 0) return Step::kWantRead;
   return failed(ret, ec);
 }
 

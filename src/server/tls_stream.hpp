@@ -69,11 +69,12 @@ class TlsStream {
       return s.write_once(first_const(buffers), n, ec);
     }, std::forward<Handler>(handler));
   }
-  // The server's side of the handshake; handler(error_code).
+  // The server's side of the handshake, from a connection just accepted; handler(error_code).
+  // It waits for the socket first: the ClientHello is rarely there yet.
   template <class Handler>
   auto async_handshake(Handler&& handler) {
     return start_void([](TlsStream& s, std::size_t&, error_code& ec) { return s.handshake_once(ec); },
-                      std::forward<Handler>(handler));
+                      std::forward<Handler>(handler), /*wait_first=*/true);
   }
   // close_notify sent, the peer's awaited (bounded by the caller's deadline); handler(error_code).
   template <class Handler>
@@ -118,11 +119,11 @@ class TlsStream {
         socket_);
   }
   template <class Attempt, class Handler>
-  auto start_void(Attempt attempt, Handler&& handler) {
-    return start(std::move(attempt),
-                 [h = std::forward<Handler>(handler)](error_code ec, std::size_t) mutable {
-                   h(ec);
-                 });
+  auto start_void(Attempt attempt, Handler&& handler, bool wait_first = false) {
+    return start(
+        std::move(attempt),
+        [h = std::forward<Handler>(handler)](error_code ec, std::size_t) mutable { h(ec); },
+        wait_first);
   }
 
   template <class Buffers>
