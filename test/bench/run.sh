@@ -1615,12 +1615,15 @@ echo
 echo "== targets (medians of $ROUNDS rounds; the reference is the ceiling server from the same library,"
 echo "   or nginx on the \"/ nginx\" rows, measured in the same rounds)"
 printf "$fmt" figure ours reference ratio target met
-r_val="$(ratio "${m_rps[validating]:-n/a}" "${m_rps[ceiling]:-n/a}")"
-r_mut="$(ratio "${m_rps[mutating]:-n/a}" "${m_rps[ceiling]:-n/a}")"
-printf "$fmt" "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "$(int "${m_rps[validating]:-n/a}")" \
-  "$(int "${m_rps[ceiling]:-n/a}")" "$r_val" ">= 0.85x" "$(met "$r_val" 0.85 '>=')"
-printf "$fmt" "mutating req/s, keep-alive" "$(int "${m_rps[mutating]:-n/a}")" \
-  "$(int "${m_rps[ceiling]:-n/a}")" "$r_mut" ">= 0.70x" "$(met "$r_mut" 0.7 '>=')"
+# ratio_row LABEL OURS REFERENCE MIN: a row met when OURS / REFERENCE >= MIN.
+ratio_row() {
+  local r
+  r="$(ratio "${2:-n/a}" "${3:-n/a}")"
+  printf "$fmt" "$1" "$(int "${2:-n/a}")" "$(int "${3:-n/a}")" "$r" ">= ${4}x" "$(met "$r" "$4" '>=')"
+}
+ratio_row "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "${m_rps[validating]:-}" \
+  "${m_rps[ceiling]:-}" 0.85
+ratio_row "mutating req/s, keep-alive" "${m_rps[mutating]:-}" "${m_rps[ceiling]:-}" 0.70
 # The other kinds against the same ceiling and PP's targets (validating 0.85, mutating 0.70); the
 # Work against the ceiling fed the same ~20 KB body (0.85).
 for t in op-validating op-mutating frq-validating mcs-validating mci-validating fhpa-validating \
@@ -1640,19 +1643,13 @@ for t in op-validating op-mutating frq-validating mcs-validating mci-validating 
     ric-validating) label="  RIC validating req/s" ;;
     work-mutating) label="  Work mutating req/s (20 KB)"; c="ceiling-work"; t_min=0.85 ;;
   esac
-  r_t="$(ratio "${m_rps[$t]:-n/a}" "${m_rps[$c]:-n/a}")"
-  printf "$fmt" "$label" "$(int "${m_rps[$t]:-n/a}")" "$(int "${m_rps[$c]:-n/a}")" "$r_t" \
-    ">= ${t_min}x" "$(met "$r_t" "$t_min" '>=')"
+  ratio_row "$label" "${m_rps[$t]:-}" "${m_rps[$c]:-}" "$t_min"
 done
 # Against nginx answering the ceiling's constant on the same certificate, suites and threads:
 # the issue's target is to serve real reviews as fast as nginx serves a constant.
-r_val_nginx="$(ratio "${m_rps[validating]:-n/a}" "${m_rps[nginx]:-n/a}")"
-r_mut_nginx="$(ratio "${m_rps[mutating]:-n/a}" "${m_rps[nginx]:-n/a}")"
 r_p99_nginx="$(ratio "${m_p99[validating]:-n/a}" "${m_p99[nginx]:-n/a}")"
-printf "$fmt" "PP validating keep-alive / nginx (req/s)" "$(int "${m_rps[validating]:-n/a}")" \
-  "$(int "${m_rps[nginx]:-n/a}")" "$r_val_nginx" ">= 0.95x" "$(met "$r_val_nginx" 0.95 '>=')"
-printf "$fmt" "PP mutating keep-alive / nginx (req/s)" "$(int "${m_rps[mutating]:-n/a}")" \
-  "$(int "${m_rps[nginx]:-n/a}")" "$r_mut_nginx" ">= 0.95x" "$(met "$r_mut_nginx" 0.95 '>=')"
+ratio_row "PP validating keep-alive / nginx (req/s)" "${m_rps[validating]:-}" "${m_rps[nginx]:-}" 0.95
+ratio_row "PP mutating keep-alive / nginx (req/s)" "${m_rps[mutating]:-}" "${m_rps[nginx]:-}" 0.95
 printf "$fmt" "p99 validating / nginx p99, keep-alive (µs)" "${m_p99[validating]:-n/a}" \
   "${m_p99[nginx]:-n/a}" "$r_p99_nginx" "<= 1.0x" "$(met "$r_p99_nginx" 1.0 '<=')"
 printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
@@ -1665,12 +1662,8 @@ printf "$fmt" "peak RSS under load, default threads ($cores) (MiB)" "$rss_mib" "
 r_new="$(ratio "${mn_rate[real]:-n/a}" "${mn_rate[ceiling]:-n/a}")"
 printf "$fmt" "new TLS connections/s (full handshake)" "$(int "${mn_rate[real]:-n/a}")" \
   "$(int "${mn_rate[ceiling]:-n/a}")" "$r_new" ">= 3000" "$(met "${mn_rate[real]:-n/a}" 3000 '>=')"
-r_new_val_nginx="$(ratio "${mn_rate[real]:-n/a}" "${mn_rate[nginx]:-n/a}")"
-r_new_mut_nginx="$(ratio "${mn_rate[real-mut]:-n/a}" "${mn_rate[nginx]:-n/a}")"
-printf "$fmt" "new TLS connections validating / nginx" "$(int "${mn_rate[real]:-n/a}")" \
-  "$(int "${mn_rate[nginx]:-n/a}")" "$r_new_val_nginx" ">= 0.95x" "$(met "$r_new_val_nginx" 0.95 '>=')"
-printf "$fmt" "new TLS connections mutating / nginx" "$(int "${mn_rate[real-mut]:-n/a}")" \
-  "$(int "${mn_rate[nginx]:-n/a}")" "$r_new_mut_nginx" ">= 0.95x" "$(met "$r_new_mut_nginx" 0.95 '>=')"
+ratio_row "new TLS connections validating / nginx" "${mn_rate[real]:-}" "${mn_rate[nginx]:-}" 0.95
+ratio_row "new TLS connections mutating / nginx" "${mn_rate[real-mut]:-}" "${mn_rate[nginx]:-}" 0.95
 v_ns="$(bench_of BM_Review/pp_allowed ns)"
 m_ns="$(bench_of BM_Review/pp_mutate ns)"
 printf "$fmt" "validating review in-process (ns)" "$v_ns" "" "" "< 10000" "$(met "$v_ns" 10000 '<')"
