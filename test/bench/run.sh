@@ -11,7 +11,7 @@
 # builds nothing. PHASES picks the phase groups to run (default: all of load,review,worst,stall):
 #   load    the real and ceiling servers, nginx and upstream's webhook: keep-alive load, new
 #           connections, open loop, peak RSS
-#   review  review_bench and the instruction counts
+#   review  review_bench, the instruction counts and the user-space cost per request
 #   worst   worst case per request (hostile bodies)
 #   stall   one hostile client beside ordinary reviews
 # Skipped phases print n/a in the targets table (e.g. PHASES=worst,stall to iterate on those).
@@ -87,6 +87,13 @@
 #                     work_mutate}, one valgrind per
 #                     core at once;
 #                     deterministic: the same binary gives the same count
+#   user-space cost   callgrind --cache-sim=yes on whole servers, one thread each (nginx: one
+#                     process, master_process off): wrk -t1 -c4 -dDURATION POSTing pp-review.json
+#                     after a 1 s warm-up, counters zeroed before the measured run and dumped
+#                     after it (callgrind_control); per request: instructions, L1 instruction and
+#                     data misses, LL misses, callgrind's cycle estimate, and its ratio to nginx's,
+#                     for nginx, the ceiling, real validating and real mutating. Steady where the
+#                     timed figures swing; user space only
 #   worst case        worstcase: every body test/e2e/hostile_bodies.py makes (per webhook path,
 #                     the most expensive shapes: many elements, duplicates, invalid values, long
 #                     strings, many keys, deep nesting) at each size of WORST_SIZES, through
@@ -496,7 +503,8 @@ ms() { awk -v us="$1" 'BEGIN { if (us == "n/a" || us == "") print "n/a"; else pr
 mib() { awk -v kib="$1" 'BEGIN { if (kib == "n/a" || kib == "") print "n/a"; else printf "%.1f", kib / 1024 }'; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a != "n/a" && b != "n/a" && b > 0) printf "%.2f\n", a / b; else print "n/a" }'; }
 
-# start_server NAME COMMAND...: start it on a free port, wait for its 'serving https://' line.
+# start_server NAME COMMAND...: start it on a free port, wait for its 'serving https://' line
+# ($start_seconds, 10 unless set).
 start_server() {
   local name="$1"
   shift
@@ -505,10 +513,10 @@ start_server() {
   echo "== $name: $* --bind-address 127.0.0.1 --secure-port ${port[$name]} --cert-dir CERTS"
   "$@" --bind-address 127.0.0.1 --secure-port "${port[$name]}" --cert-dir "$tmp/certs" 2>"$err" &
   pid[$name]=$!
-  local waited=0
+  local waited=0 limit="${start_seconds:-10}"
   until grep -q 'serving https://' "$err"; do
-    if ! kill -0 "${pid[$name]}" 2>/dev/null || [ "$waited" -ge 100 ]; then
-      echo "$0: $name did not start (no 'serving https://' line within 10 s):" >&2
+    if ! kill -0 "${pid[$name]}" 2>/dev/null || [ "$waited" -ge $((limit * 10)) ]; then
+      echo "$0: $name did not start (no 'serving https://' line within $limit s):" >&2
       cat "$err" >&2
       exit 1
     fi
@@ -547,14 +555,26 @@ wait_ready() {
 # what ours has (see each comment), so that the ratios compare servers, not settings; it answers
 # ceiling_server's constant review to every request.
 start_nginx() {
-  local dir="$tmp/nginx" answer
-  mkdir -p "$dir"
+  local dir="$tmp/nginx"
   port[nginx]="$(free_port)"
+  write_nginx_conf "$dir" "${port[nginx]}" "worker_processes $SERVER_THREADS;  # as many as our servers' --threads (SERVER_THREADS)"
+  echo "== nginx: $nginx_bin -c nginx.conf -p DIR -e DIR/error.log ($SERVER_THREADS workers, port ${port[nginx]})"
+  "${server_pin[@]}" "$nginx_bin" -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" \
+    2>"$tmp/nginx.stderr" &
+  pid[nginx]=$!
+  wait_ready nginx / 10
+}
+
+# write_nginx_conf DIR PORT PROCESSES: DIR/nginx.conf, nginx listening on PORT, its processes as
+# the line PROCESSES says.
+write_nginx_conf() {
+  local dir="$1" listen_port="$2" processes="$3" answer
+  mkdir -p "$dir"
   answer='{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"bench","allowed":true,"status":{"metadata":{},"code":200}}}'
   cat >"$dir/nginx.conf" <<CONF
 # Written by test/bench/run.sh: nginx as the benchmark's external reference.
 daemon off;                       # the script starts it, samples its CPU and stops it (SIGTERM)
-worker_processes $SERVER_THREADS;  # as many as our servers' --threads (SERVER_THREADS)
+$processes
 pid $dir/nginx.pid;               # pid, error log (-e) and temp paths in the run's directory:
                                   # nothing in /run, /var/log or /var/lib/nginx
 events {
@@ -571,7 +591,7 @@ http {
                                   # requests: wrk would reconnect and handshake again, which
                                   # ours never makes it do
   server {
-    listen 127.0.0.1:${port[nginx]} ssl;
+    listen 127.0.0.1:$listen_port ssl;
     ssl_certificate $tmp/certs/tls.crt;       # the bench certificate (ECDSA P-256), as ours
     ssl_certificate_key $tmp/certs/tls.key;
     ssl_protocols TLSv1.3;        # TLS 1.3 only, as ours
@@ -593,11 +613,6 @@ http {
   }
 }
 CONF
-  echo "== nginx: $nginx_bin -c nginx.conf -p DIR -e DIR/error.log ($SERVER_THREADS workers, port ${port[nginx]})"
-  "${server_pin[@]}" "$nginx_bin" -c "$dir/nginx.conf" -p "$dir" -e "$dir/error.log" \
-    2>"$tmp/nginx.stderr" &
-  pid[nginx]=$!
-  wait_ready nginx / 10
 }
 
 # unpack_upstream: upstream's karmada-webhook, unpacked from its .xz into BUILD_DIR/envtest when
@@ -1095,6 +1110,83 @@ if want review; then
       ir_each[$b]="$(awk -v a="${ir[$b]}" -v n="${ir_calls[$b]}" 'BEGIN { printf "%.0f", a / n }')"
       printf "$fmt" "$b" "${ir[$b]}" "${ir_calls[$b]}" "${ir_each[$b]}"
     done
+  fi
+  echo
+
+  # ---- user-space cost per keep-alive request, whole servers (callgrind, simulated caches) ----
+  # The keep-alive figures above swing with whatever else this box runs; these do not: each server
+  # runs under callgrind with its cache simulation, one thread (nginx: one process, no master),
+  # wrk -t1 -c4 POSTs pp-review.json; after a 1 s warm-up the counters are zeroed
+  # (callgrind_control -z), after DURATION dumped (-d): the steady state, without start-up or
+  # shutdown. Per request (wrk's count): instructions, L1 instruction and data misses (simulated
+  # 32 KiB caches), last-level misses, and callgrind's cycle estimate (Ir + 10 x L1 misses + 100 x
+  # LL misses). User space only: the system calls' kernel time is not in it (strace counts them:
+  # docs/performance.md).
+  echo "== user-space cost per keep-alive request: callgrind --cache-sim=yes, one thread each"
+  if [ -n "$callgrind_note" ]; then
+    echo "   $callgrind_note"
+  elif ! command -v callgrind_control >/dev/null; then
+    echo "   callgrind_control is not installed (valgrind's package has it): n/a"
+  else
+    echo "   wrk -t1 -c4 -d$DURATION pp-review.json after a 1 s warm-up; counters zeroed before, dumped after"
+    fmt='   %-22s %9s %9s %9s %9s %8s %11s %8s\n'
+    printf "$fmt" server requests Ir/req I1miss/req D1miss/req LLmiss/req est.cyc/req "/ nginx"
+    declare -A cost_cycles=() cost_dumps=()
+    # cost_control -z|-d NAME: zero or dump the counters of server NAME (it says what it sends on
+    # stderr: only shown when it fails).
+    cost_control() {
+      if ! callgrind_control "$1" "${pid[$2]}" >"$tmp/$2.control" 2>&1; then
+        echo "$0: callgrind_control $1 on $2 failed:" >&2
+        cat "$tmp/$2.control" >&2
+        exit 1
+      fi
+    }
+    # cost_row LABEL NAME PATH: one measured window of server NAME (started under callgrind, its
+    # output file $tmp/NAME.cg) on PATH; prints the row.
+    cost_row() {
+      local label="$1" name="$2" path="$3" line n dump
+      WRK_THREADS=1 CONNECTIONS=4 run_wrk "$tmp/$name.warm" "${port[$name]}" "$path" 1s >/dev/null
+      cost_control -z "$name"
+      line="$(WRK_THREADS=1 CONNECTIONS=4 run_wrk "$tmp/$name.wrk" "${port[$name]}" "$path" "$DURATION")"
+      cost_control -d "$name"
+      n="$(field "$line" requests)"
+      if [ "$(wrk_errors "$line")" -ne 0 ] || [ "$n" -eq 0 ]; then
+        echo "$0: $label under callgrind: $line" >&2
+        exit 1
+      fi
+      # callgrind numbers its dumps: $tmp/NAME.cg.1, .2, ...
+      cost_dumps[$name]=$((${cost_dumps[$name]:-0} + 1))
+      dump="$tmp/$name.cg.${cost_dumps[$name]}"
+      cost_cycles[$label]="$(awk -v n="$n" '/^summary:/ {
+          printf "%.0f", ($2 + 10 * ($5 + $6 + $7) + 100 * ($8 + $9 + $10)) / n }' "$dump")"
+      awk -v n="$n" -v label="$label" -v fmt="$fmt" -v cyc="${cost_cycles[$label]}" \
+          -v ref="${cost_cycles[nginx]:-}" '/^summary:/ {
+          r = (ref != "" && ref > 0) ? sprintf("%.2f", cyc / ref) : "n/a"
+          printf fmt, label, n, sprintf("%.0f", $2 / n), sprintf("%.0f", $5 / n),
+                 sprintf("%.0f", ($6 + $7) / n), sprintf("%.1f", ($8 + $9 + $10) / n), cyc, r }' "$dump"
+    }
+    cg=(valgrind --tool=callgrind --cache-sim=yes)
+    if [ -x "$nginx_bin" ]; then
+      port[cost-nginx]="$(free_port)"
+      write_nginx_conf "$tmp/cost-nginx" "${port[cost-nginx]}" "master_process off;  # one process: the one callgrind watches"
+      "${cg[@]}" --callgrind-out-file="$tmp/cost-nginx.cg" "$nginx_bin" -c "$tmp/cost-nginx/nginx.conf" \
+        -p "$tmp/cost-nginx" -e "$tmp/cost-nginx/error.log" 2>"$tmp/cost-nginx.stderr" &
+      pid[cost-nginx]=$!
+      wait_ready cost-nginx / 60 >/dev/null
+      cost_row nginx cost-nginx "$validate_path"
+      stop_server cost-nginx >/dev/null
+    else
+      printf "$fmt" nginx n/a n/a n/a n/a n/a n/a n/a
+    fi
+    start_seconds=60 start_server cost-ceiling "${cg[@]}" --callgrind-out-file="$tmp/cost-ceiling.cg" \
+      "$ceiling" --threads 1 >/dev/null
+    cost_row ceiling cost-ceiling "$validate_path"
+    stop_server cost-ceiling >/dev/null
+    start_seconds=60 start_server cost-real "${cg[@]}" --callgrind-out-file="$tmp/cost-real.cg" \
+      "$webhook" serve --threads 1 "${real_flags[@]}" >/dev/null
+    cost_row "real validating" cost-real "$validate_path"
+    cost_row "real mutating" cost-real "$mutate_path"
+    stop_server cost-real >/dev/null
   fi
   echo
 fi  # want review
