@@ -69,10 +69,18 @@ class Reader : json_tokens::Tokens {
 
   // A member's value or an array's element. Most are strings: read here, without the call to
   // value() (whose entry and exit, saving the registers the descent needs, cost more than a short
-  // string does).
+  // string does); an object or an array is descended into without it too.
   [[gnu::always_inline]] bool item(int depth) {
-    if (*p_ == '"') return string_value();
-    return value(depth);
+    switch (*p_) {
+      case '"':
+        return string_value();
+      case '{':
+        return object(depth + 1);
+      case '[':
+        return array(depth + 1);
+      default:
+        return value(depth);
+    }
   }
 
   [[gnu::always_inline]] bool string_value() {
