@@ -1,13 +1,6 @@
 #include "api/object.hpp"
 
 namespace kpw {
-
-const JsonValue* member(const JsonValue* obj, std::string_view key) {
-  if (obj == nullptr) return nullptr;
-  const JsonValue* v = find_member(*obj, key);
-  return v == nullptr || v->IsNull() ? nullptr : v;
-}
-
 namespace {
 // The next member at or after `it` whose value is not null.
 JsonValue::ConstMemberIterator skip_nulls(JsonValue::ConstMemberIterator it,
@@ -44,45 +37,8 @@ bool same_json(const JsonValue* a, const JsonValue* b) {
   return *a == *b;  // numbers and booleans
 }
 
-const JsonValue* object_member(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = member(obj, key);
-  return v != nullptr && v->IsObject() ? v : nullptr;
-}
-
 JsonValue* object_member(JsonValue* obj, std::string_view key) {
   return const_cast<JsonValue*>(object_member(static_cast<const JsonValue*>(obj), key));
-}
-
-const JsonValue* array_member(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = member(obj, key);
-  return v != nullptr && v->IsArray() ? v : nullptr;
-}
-
-std::optional<std::string_view> string_member(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = member(obj, key);
-  if (v == nullptr || !v->IsString()) return std::nullopt;
-  return view(*v);
-}
-
-std::string_view string_or_empty(const JsonValue* obj, std::string_view key) {
-  return string_member(obj, key).value_or(std::string_view{});
-}
-
-std::optional<std::int64_t> int_member(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = member(obj, key);
-  if (v == nullptr || !v->IsInt64()) return std::nullopt;
-  return v->GetInt64();
-}
-
-std::optional<bool> bool_member(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = member(obj, key);
-  if (v == nullptr || !v->IsBool()) return std::nullopt;
-  return v->GetBool();
-}
-
-std::size_t array_size(const JsonValue* obj, std::string_view key) {
-  const JsonValue* v = array_member(obj, key);
-  return v == nullptr ? 0 : v->Size();
 }
 
 }  // namespace kpw
