@@ -783,6 +783,7 @@ run_connrate() {
 # The figures of every phase, n/a where a phase is skipped (PHASES).
 declare -A m_rps=() r_rps=() m_p99=() mn_rate=() rn_rate=() open_p99=() open_p999=() rss_kib=() ir_each=()
 declare -A ka_rps=() nc_rate=()
+declare -A cost_cycles=() cost_dumps=()  # user-space cost: est. cycles per request by row label
 stall_ratio=
 stall_own_ratio=
 
@@ -1131,7 +1132,6 @@ if want review; then
     echo "   wrk -t1 -c4 -d$DURATION pp-review.json after a 1 s warm-up; counters zeroed before, dumped after"
     fmt='   %-22s %9s %9s %9s %9s %8s %11s %8s\n'
     printf "$fmt" server requests Ir/req I1miss/req D1miss/req LLmiss/req est.cyc/req "/ nginx"
-    declare -A cost_cycles=() cost_dumps=()
     # cost_control -z|-d NAME: zero or dump the counters of server NAME (it says what it sends on
     # stderr: only shown when it fails).
     cost_control() {
