@@ -13,10 +13,11 @@ namespace {
 namespace net = boost::asio;
 using boost::system::error_code;
 
-// OpenSSL requires an empty error queue before a call whose outcome SSL_get_error reads; peeking
-// is far cheaper than ERR_clear_error, which walks every slot of the queue each time.
+// A buffer's size as OpenSSL's int, capped (a call then moves part of it, as a partial write).
 int int_size(std::size_t size) { return size > INT_MAX ? INT_MAX : static_cast<int>(size); }
 
+// OpenSSL requires an empty error queue before a call whose outcome SSL_get_error reads; peeking
+// is far cheaper than ERR_clear_error, which walks every slot of the queue each time.
 // errno too, so that a stale value is not taken for the socket's error (SSL_ERROR_SYSCALL).
 void clear_errors() {
   if (ERR_peek_error() != 0) ERR_clear_error();

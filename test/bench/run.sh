@@ -1154,16 +1154,16 @@ if want review; then
         echo "$0: $label under callgrind: $line" >&2
         exit 1
       fi
-      # callgrind numbers its dumps: $tmp/NAME.cg.1, .2, ...
+      # callgrind numbers its dumps: $tmp/NAME.cg.1, .2, ... Their `summary:` line holds the
+      # totals: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw.
       cost_dumps[$name]=$((${cost_dumps[$name]:-0} + 1))
       dump="$tmp/$name.cg.${cost_dumps[$name]}"
-      cost_cycles[$label]="$(awk -v n="$n" '/^summary:/ {
-          printf "%.0f", ($2 + 10 * ($5 + $6 + $7) + 100 * ($8 + $9 + $10)) / n }' "$dump")"
-      awk -v n="$n" -v label="$label" -v fmt="$fmt" -v cyc="${cost_cycles[$label]}" \
-          -v ref="${cost_cycles[nginx]:-}" '/^summary:/ {
-          r = (ref != "" && ref > 0) ? sprintf("%.2f", cyc / ref) : "n/a"
-          printf fmt, label, n, sprintf("%.0f", $2 / n), sprintf("%.0f", $5 / n),
-                 sprintf("%.0f", ($6 + $7) / n), sprintf("%.1f", ($8 + $9 + $10) / n), cyc, r }' "$dump"
+      local ir i1 d1 ll
+      read -r ir i1 d1 ll "cost_cycles[$label]" < <(awk -v n="$n" '/^summary:/ {
+          printf "%.0f %.0f %.0f %.1f %.0f\n", $2 / n, $5 / n, ($6 + $7) / n, ($8 + $9 + $10) / n,
+                 ($2 + 10 * ($5 + $6 + $7) + 100 * ($8 + $9 + $10)) / n }' "$dump")
+      printf "$fmt" "$label" "$n" "$ir" "$i1" "$d1" "$ll" "${cost_cycles[$label]}" \
+        "$(ratio "${cost_cycles[$label]}" "${cost_cycles[nginx]:-n/a}")"
     }
     cg=(valgrind --tool=callgrind --cache-sim=yes)
     if [ -x "$nginx_bin" ]; then
