@@ -1,7 +1,12 @@
 #include "server/tls_stream.hpp"
 
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <stdexcept>
 
 #include <boost/asio/ssl/error.hpp>
@@ -24,16 +29,97 @@ void clear_errors() {
   errno = 0;
 }
 
+bool should_retry(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == EINTR; }
+
 }  // namespace
+
+// OpenSSL's socket BIO, but reading the stream's inbox before the socket. What BIO_s_socket
+// answers that OpenSSL 3 asks: a flush is done at once, and after a read found the end of the
+// stream BIO_eof is true (OpenSSL then tells a truncation, SSL_R_UNEXPECTED_EOF_WHILE_READING,
+// from a close_notify).
+struct SocketBio {
+  static BIO_METHOD* method() {
+    static BIO_METHOD* const m = [] {
+      BIO_METHOD* made = BIO_meth_new(BIO_get_new_index() | BIO_TYPE_SOURCE_SINK, "kpw socket");
+      if (made == nullptr || BIO_meth_set_read(made, &read) != 1 ||
+          BIO_meth_set_write(made, &write) != 1 || BIO_meth_set_ctrl(made, &ctrl) != 1) {
+        throw std::runtime_error("BIO_meth_new failed");
+      }
+      return made;
+    }();
+    return m;
+  }
+
+  static TlsStream& stream(BIO* bio) { return *static_cast<TlsStream*>(BIO_get_data(bio)); }
+
+  static int read(BIO* bio, char* out, int size) {
+    BIO_clear_retry_flags(bio);
+    const int ret = stream(bio).bio_read(out, size);
+    if (ret == 0) BIO_set_flags(bio, BIO_FLAGS_IN_EOF);
+    if (ret < 0 && should_retry(errno)) BIO_set_retry_read(bio);
+    return ret;
+  }
+
+  static int write(BIO* bio, const char* in, int size) {
+    BIO_clear_retry_flags(bio);
+    const int ret = stream(bio).bio_write(in, size);
+    if (ret < 0 && should_retry(errno)) BIO_set_retry_write(bio);
+    return ret;
+  }
+
+  static long ctrl(BIO* bio, int cmd, long, void*) {
+    switch (cmd) {
+      case BIO_CTRL_FLUSH:
+        return 1;
+      case BIO_CTRL_EOF:
+        return BIO_test_flags(bio, BIO_FLAGS_IN_EOF) != 0 ? 1 : 0;
+      default:
+        return 0;
+    }
+  }
+};
+
+int TlsStream::bio_read(char* out, int size) {
+  if (!inbox_empty()) {
+    const std::size_t n = std::min(inbox_end_ - inbox_begin_, static_cast<std::size_t>(size));
+    std::memcpy(out, inbox_ + inbox_begin_, n);
+    inbox_begin_ += n;
+    return static_cast<int>(n);
+  }
+  if (read_error_ != 0) {  // what the inbox's read found, once
+    const int error = read_error_;
+    read_error_ = 0;
+    if (error < 0) return 0;
+    errno = error;
+    return -1;
+  }
+  const ssize_t n = ::read(static_cast<int>(socket_.native_handle()), out, static_cast<std::size_t>(size));
+  return static_cast<int>(n);
+}
+
+int TlsStream::bio_write(const char* in, int size) {
+  const ssize_t n =
+      ::send(static_cast<int>(socket_.native_handle()), in, static_cast<std::size_t>(size), MSG_NOSIGNAL);
+  return static_cast<int>(n);
+}
+
+bool TlsStream::read_ended(error_code ec) {
+  if (ec == net::error::operation_aborted) return false;
+  read_error_ = ec == net::error::eof ? -1 : ec.value();
+  return true;
+}
 
 TlsStream::TlsStream(Socket&& socket, net::ssl::context& ctx)
     : socket_(std::move(socket)), ssl_(SSL_new(ctx.native_handle())) {
   if (ssl_ == nullptr) throw std::runtime_error("SSL_new failed");
   // OpenSSL's reads and writes must never block the loop: Asio sets O_NONBLOCK only for its own
-  // socket operations, and this stream makes none.
+  // socket operations (the inbox's reads), and OpenSSL's are not.
   error_code ec;
   socket_.non_blocking(true, ec);
-  if (ec) throw boost::system::system_error(ec, "O_NONBLOCK");
+  if (ec) {
+    SSL_free(ssl_);
+    throw boost::system::system_error(ec, "O_NONBLOCK");
+  }
   // Partial writes and a retry from a moved buffer, as net::async_write continues; the record
   // buffers are kept while requests come (OpenSSL's RELEASE_BUFFERS, which Asio sets, freed and
   // allocated ~17 KB twice per request; an idle connection lets them go, TlsSession::on_timer);
@@ -42,7 +128,14 @@ TlsStream::TlsStream(Socket&& socket, net::ssl::context& ctx)
   SSL_set_mode(ssl_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   SSL_clear_mode(ssl_, SSL_MODE_RELEASE_BUFFERS);
   SSL_set_read_ahead(ssl_, 1);
-  SSL_set_fd(ssl_, static_cast<int>(socket_.native_handle()));
+  BIO* bio = BIO_new(SocketBio::method());
+  if (bio == nullptr) {
+    SSL_free(ssl_);
+    throw std::runtime_error("BIO_new failed");
+  }
+  BIO_set_data(bio, this);
+  BIO_set_init(bio, 1);
+  SSL_set_bio(ssl_, bio, bio);  // one reference, for both directions
   SSL_set_accept_state(ssl_);
 }
 

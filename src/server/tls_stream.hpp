@@ -1,6 +1,9 @@
 // TLS straight on the socket: OpenSSL reads and writes the connection's descriptor itself
-// (non-blocking), and the loop is asked only to wait until the socket is readable or writable
-// again. Asio's ssl::stream instead runs every record through a BIO pair and its own 17 KB
+// (non-blocking, through the stream's own BIO), and the loop is asked only to wait until the socket
+// is readable or writable again. A wait for a readable socket is a read: the loop's reactor reads
+// what arrives into the stream's inbox, which OpenSSL's next read takes first (a bare wait made
+// Asio re-arm the descriptor with EPOLL_CTL_MOD, one system call more per keep-alive request and
+// ~0.5 us on this VM: docs/performance.md, "Waits that read"). Asio's ssl::stream instead runs every record through a BIO pair and its own 17 KB
 // buffers, a state machine of three operations per read and an OpenSSL error-queue clear per
 // step: measured, 30 % of a keep-alive request's user-space instructions beside a constant
 // answer (docs/performance.md, "Transport against nginx").
@@ -48,8 +51,9 @@ class TlsStream {
   void close(bool timed_out = false);
   // The next read is of a request the client has likely not sent yet (an answer was just
   // written): unless OpenSSL holds bytes already, it waits for the socket before reading, which
-  // saves the read(2) that would find nothing. Safe with Asio's edge-triggered epoll: its wait
-  // re-arms the descriptor (EPOLL_CTL_MOD), which reports data that is already there.
+  // saves the read(2) that would find nothing. Safe with Asio's edge-triggered epoll: a read of
+  // its own tries the socket at once unless its last read emptied it, and bytes arriving since
+  // are an edge it has not seen yet.
   void read_waits_first() { read_waits_first_ = true; }
 
   // What one OpenSSL call did: bytes moved (or the operation finished), an error, or a wait.
@@ -57,7 +61,7 @@ class TlsStream {
 
   template <class MutableBuffers, class Handler>
   auto async_read_some(const MutableBuffers& buffers, Handler&& handler) {
-    const bool wait = read_waits_first_ && SSL_has_pending(ssl_) == 0;
+    const bool wait = read_waits_first_ && SSL_has_pending(ssl_) == 0 && inbox_empty();
     read_waits_first_ = false;
     return start([buffers](TlsStream& s, std::size_t& n, error_code& ec) {
       return s.read_once(first_mutable(buffers), n, ec);
@@ -91,14 +95,21 @@ class TlsStream {
     bool waited = false;   // the first attempt is over: a result may be handed over directly
     bool wait_first = false;
     bool posted = false;   // the result was found at once and posted to be handed over
+    bool reading = false;  // waiting by a read into the inbox
     std::size_t n = 0;
     error_code result;
 
+    // Entered first, after a post, after a wait for a writable socket (ec), and after a read
+    // into the inbox (ec, the bytes it holds now).
     template <class Self>
-    void operator()(Self& self, error_code ec = {}) {
+    void operator()(Self& self, error_code ec = {}, std::size_t received = 0) {
       if (posted) return self.complete(result, n);
-      if (ec) return self.complete(stream.waited_error(ec), 0);
+      if (ec && !(reading && stream.read_ended(ec))) {
+        return self.complete(stream.waited_error(ec), 0);
+      }
+      reading = false;
       if (!stream.is_open()) return self.complete(boost::asio::error::bad_descriptor, 0);
+      stream.inbox_end_ += received;
       const Step step = wait_first ? Step::kWantRead : attempt(stream, n, result);
       wait_first = false;
       if (step == Step::kDone) {
@@ -107,15 +118,19 @@ class TlsStream {
         return boost::asio::post(stream.get_executor(), std::move(self));
       }
       waited = true;
-      stream.socket_.async_wait(step == Step::kWantRead ? Socket::wait_read : Socket::wait_write,
-                                std::move(self));
+      if (step == Step::kWantWrite) return stream.socket_.async_wait(Socket::wait_write, std::move(self));
+      // Only SSL_shutdown asks for more without having read all there is: it reads next time.
+      if (!stream.inbox_empty()) return boost::asio::post(stream.get_executor(), std::move(self));
+      stream.inbox_begin_ = stream.inbox_end_ = 0;
+      reading = true;
+      stream.socket_.async_read_some(boost::asio::buffer(stream.inbox_), std::move(self));
     }
   };
 
   template <class Attempt, class Handler>
   auto start(Attempt attempt, Handler&& handler, bool wait_first = false) {
     return boost::asio::async_compose<Handler, void(error_code, std::size_t)>(
-        Op<Attempt>{*this, std::move(attempt), false, wait_first, false, 0, error_code{}}, handler,
+        Op<Attempt>{*this, std::move(attempt), false, wait_first, false, false, 0, error_code{}}, handler,
         socket_);
   }
   template <class Attempt, class Handler>
@@ -150,11 +165,29 @@ class TlsStream {
   // The outcome of an OpenSSL call that returned `ret` <= 0.
   Step failed(int ret, error_code& ec);
   error_code waited_error(error_code ec) const;
+  // A read into the inbox that failed (eof, a reset): what OpenSSL's next read of the socket
+  // will be told, true; false for an end that is the stream's (closed, timed out).
+  bool read_ended(error_code ec);
+  bool inbox_empty() const { return inbox_begin_ == inbox_end_; }
+
+  // The stream's BIO (tls_stream.cpp): the inbox first, then the socket.
+  friend struct SocketBio;
+  int bio_read(char* out, int size);
+  int bio_write(const char* in, int size);
+
+  // Holds a PropagationPolicy review with its headers and its TLS record (~2.7 KB): the common
+  // request arrives in the read that ended the wait. The rest of a larger one OpenSSL reads from
+  // the socket itself.
+  static constexpr std::size_t kInboxBytes = 4096;
 
   Socket socket_;
   SSL* ssl_ = nullptr;
   bool timed_out_ = false;
   bool read_waits_first_ = false;
+  int read_error_ = 0;  // the inbox's failed read: -1 the peer's end of stream, else its errno
+  std::size_t inbox_begin_ = 0;  // the bytes of inbox_ OpenSSL has not read yet, [begin, end)
+  std::size_t inbox_end_ = 0;
+  char inbox_[kInboxBytes];
 };
 
 }  // namespace kpw

@@ -304,6 +304,44 @@ def test_client_gone_before_its_answer(env):
     env.note = "200 clients reset at their answer's first byte or at once: the server serves on"
 
 
+def test_peers_that_end_their_connection(env):
+    # The server learns that a client is gone from the read that waits for its next request (the
+    # loop reads into the connection's inbox, docs/performance.md "Waits that read"): a
+    # close_notify, a FIN without one, a reset, or a FIN in the middle of a request must each end
+    # that connection at once, not at the idle (120 s), header (3 s) or read (5 s) bound.
+    before = metric_value(env, "karmada_policy_webhook_open_connections")
+    request = (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+               b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(env.c01))
+    ways = ("close_notify", "fin", "reset", "fin mid-request")
+    conns = []
+    for i in range(80):
+        conn = env.raw()
+        conn.sendall(request + env.c01)
+        a = conn.read_response()
+        check(a.status == 200 and a.json()["response"]["allowed"] is True, "answer %d: %s", i, a)
+        conns.append((ways[i % len(ways)], conn))
+    for way, conn in conns:
+        if way == "close_notify":
+            conn.sock.settimeout(2)
+            try:
+                conn.sock.unwrap()
+            except (OSError, ssl.SSLError):
+                pass
+        elif way == "reset":
+            conn.sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        elif way == "fin mid-request":
+            conn.sendall(request + env.c01[:len(env.c01) // 2])
+        conn.close()
+    deadline = time.monotonic() + 2
+    open_now = metric_value(env, "karmada_policy_webhook_open_connections")
+    while open_now != before and time.monotonic() < deadline:
+        time.sleep(0.05)
+        open_now = metric_value(env, "karmada_policy_webhook_open_connections")
+    check(open_now == before, "%d connections still open 2 s after their clients ended them (%d before)",
+          open_now, before)
+    env.note = "80 clients ended their connection (%s): all closed by the server within 2 s" % ", ".join(ways)
+
+
 # --- not HTTP, not TLS ----------------------------------------------------------------------------
 
 def test_plaintext_http_on_tls_port(env):
@@ -427,6 +465,7 @@ TESTS = [
     test_content_length_and_transfer_encoding,
     test_pipelined_in_order,
     test_client_gone_before_its_answer,
+    test_peers_that_end_their_connection,
     test_plaintext_http_on_tls_port,
     test_random_bytes_before_and_after_handshake,
     test_tls_handshake_that_stops,
