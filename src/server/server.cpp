@@ -82,9 +82,9 @@ void configure_memory() {
 
 std::optional<std::string> run_server(const ServerOptions& options, RequestFn handler) {
   configure_memory();
-  // OpenSSL writes to the sockets itself (TlsStream) with write(2), not send(MSG_NOSIGNAL): a
-  // client gone before its answer would otherwise kill the process with SIGPIPE. The write fails
-  // with EPIPE instead, and only that connection ends.
+  // A client gone before its answer must end only its connection (the write fails with EPIPE),
+  // never the process by SIGPIPE: TlsStream's BIO sends with MSG_NOSIGNAL, and anything else
+  // that writes a socket with write(2) (OpenSSL's own socket BIO did) is covered here.
   std::signal(SIGPIPE, SIG_IGN);
   TlsContext ctx;
   if (auto error =

@@ -285,8 +285,8 @@ def test_pipelined_in_order(env):
 def test_client_gone_before_its_answer(env):
     # The answer, or the close_notify after it, is written to a connection the client has reset
     # (here: at the first byte of the answer, or at once): the write fails with EPIPE, which must
-    # end that connection only (OpenSSL writes the socket with write(2), which raises SIGPIPE
-    # unless the process ignores it).
+    # end that connection only, never the process by SIGPIPE (the server's TLS stream sends with
+    # MSG_NOSIGNAL, and the process ignores SIGPIPE as well).
     request = (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
                b"Content-Type: application/json\r\nConnection: close\r\n"
                b"Content-Length: %d\r\n\r\n" % len(env.c08)) + env.c08
