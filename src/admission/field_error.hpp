@@ -81,24 +81,27 @@ class ErrorList {
   [[gnu::cold]] void forbidden(Rule rule, const FieldPath& path, std::string_view detail);
   // `Too long: <detail>` (field.TooLong: no value shown; the detail says the limit).
   [[gnu::cold]] void too_long(Rule rule, const FieldPath& path, std::string_view detail);
-  [[gnu::cold]] void invalid(Rule rule, const FieldPath& path, const JsonValue& value, std::string_view detail);
+  [[gnu::cold]] void invalid(Rule rule, const FieldPath& path, const JsonValue& value,
+                             std::string_view detail);
   [[gnu::cold]] void invalid(Rule rule, const FieldPath& path, std::string_view string_value,
-               std::string_view detail);
-  [[gnu::cold]] void invalid(Rule rule, const FieldPath& path, long long int_value, std::string_view detail);
+                             std::string_view detail);
+  [[gnu::cold]] void invalid(Rule rule, const FieldPath& path, long long int_value,
+                             std::string_view detail);
   // A value already rendered as JSON (a whole struct, as upstream marshals it), cut like any
   // echoed value.
   [[gnu::cold]] void invalid_json(Rule rule, const FieldPath& path, std::string_view rendered,
-                    std::string_view detail);
-  [[gnu::cold]] void invalid_bool(Rule rule, const FieldPath& path, bool value, std::string_view detail);
+                                  std::string_view detail);
+  [[gnu::cold]] void invalid_bool(Rule rule, const FieldPath& path, bool value,
+                                  std::string_view detail);
   // `Invalid value: <detail>`: no value echoed (apimachinery's omitted value), for a value too
   // large to show (a script).
   [[gnu::cold]] void invalid_omitted(Rule rule, const FieldPath& path, std::string_view detail);
   [[gnu::cold]] void not_supported(Rule rule, const FieldPath& path, std::string_view value,
-                     std::initializer_list<std::string_view> supported);
+                                   std::initializer_list<std::string_view> supported);
   [[gnu::cold]] void not_supported(Rule rule, const FieldPath& path, const JsonValue& value,
-                     std::initializer_list<std::string_view> supported);
+                                   std::initializer_list<std::string_view> supported);
   [[gnu::cold]] void not_supported(Rule rule, const FieldPath& path, std::string_view value,
-                     std::span<const std::string_view> supported);
+                                   std::span<const std::string_view> supported);
   [[gnu::cold]] void duplicate(Rule rule, const FieldPath& path, std::string_view value);
 
   // Set for one review by its judge (judge.hpp; nullptr: every error denies). clear() unsets it.

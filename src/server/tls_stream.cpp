@@ -93,13 +93,14 @@ int TlsStream::bio_read(char* out, int size) {
     errno = error;
     return -1;
   }
-  const ssize_t n = ::read(static_cast<int>(socket_.native_handle()), out, static_cast<std::size_t>(size));
+  const ssize_t n =
+      ::read(static_cast<int>(socket_.native_handle()), out, static_cast<std::size_t>(size));
   return static_cast<int>(n);
 }
 
 int TlsStream::bio_write(const char* in, int size) {
-  const ssize_t n =
-      ::send(static_cast<int>(socket_.native_handle()), in, static_cast<std::size_t>(size), MSG_NOSIGNAL);
+  const ssize_t n = ::send(static_cast<int>(socket_.native_handle()), in,
+                           static_cast<std::size_t>(size), MSG_NOSIGNAL);
   return static_cast<int>(n);
 }
 

@@ -3,10 +3,11 @@
 // is readable or writable again. A wait for a readable socket is a read: the loop's reactor reads
 // what arrives into the stream's inbox, which OpenSSL's next read takes first (a bare wait made
 // Asio re-arm the descriptor with EPOLL_CTL_MOD, one system call more per keep-alive request and
-// ~0.5 us on this VM: docs/performance.md, "Waits that read"). Asio's ssl::stream instead runs every record through a BIO pair and its own 17 KB
-// buffers, a state machine of three operations per read and an OpenSSL error-queue clear per
-// step: measured, 30 % of a keep-alive request's user-space instructions beside a constant
-// answer (docs/performance.md, "Transport against nginx").
+// ~0.5 us on this VM: docs/performance.md, "Waits that read"). Asio's ssl::stream instead runs
+// every record through a BIO pair and its own 17 KB buffers, a state machine of three operations
+// per read and an OpenSSL error-queue clear per step: measured, 30 % of a keep-alive request's
+// user-space instructions beside a constant answer (docs/performance.md, "Transport against
+// nginx").
 //
 // An AsyncReadStream and AsyncWriteStream for Beast's HTTP reads and net::async_write, plus the
 // server side of the handshake and close_notify. Every operation tries OpenSSL first and waits
@@ -118,7 +119,9 @@ class TlsStream {
         return boost::asio::post(stream.get_executor(), std::move(self));
       }
       waited = true;
-      if (step == Step::kWantWrite) return stream.socket_.async_wait(Socket::wait_write, std::move(self));
+      if (step == Step::kWantWrite) {
+        return stream.socket_.async_wait(Socket::wait_write, std::move(self));
+      }
       // Only SSL_shutdown asks for more without having read all there is: it reads next time.
       if (!stream.inbox_empty()) return boost::asio::post(stream.get_executor(), std::move(self));
       stream.inbox_begin_ = stream.inbox_end_ = 0;
@@ -130,8 +133,8 @@ class TlsStream {
   template <class Attempt, class Handler>
   auto start(Attempt attempt, Handler&& handler, bool wait_first = false) {
     return boost::asio::async_compose<Handler, void(error_code, std::size_t)>(
-        Op<Attempt>{*this, std::move(attempt), false, wait_first, false, false, 0, error_code{}}, handler,
-        socket_);
+        Op<Attempt>{*this, std::move(attempt), false, wait_first, false, false, 0, error_code{}},
+        handler, socket_);
   }
   template <class Attempt, class Handler>
   auto start_void(Attempt attempt, Handler&& handler, bool wait_first = false) {
