@@ -399,6 +399,62 @@ def test_tls_handshake_that_stops(env):
     env.note = "ClientHello then silence: closed after %.1f s (handshake timeout %.0f s)" % (closed, HANDSHAKE_TIMEOUT)
 
 
+def test_tls_records_cut_anywhere(env):
+    # The handshake and two pipelined requests, their TLS records cut into TCP segments of 1 to 40
+    # bytes: a record then spans the bytes the loop's read put in the connection's inbox and the
+    # bytes OpenSSL reads from the socket itself (docs/performance.md, "Waits that read").
+    ctx = ssl.create_default_context(cafile=env.ca)
+    incoming, outgoing = ssl.MemoryBIO(), ssl.MemoryBIO()
+    tls = ctx.wrap_bio(incoming, outgoing, server_hostname="localhost")
+    s = socket.create_connection(("127.0.0.1", env.port), timeout=10)
+    s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    rnd = random.Random(11)
+    segments = 0
+
+    def send_pending():
+        nonlocal segments
+        data = outgoing.read()
+        i = 0
+        while i < len(data):
+            n = rnd.randint(1, 40)
+            s.sendall(data[i:i + n])
+            segments += 1
+            i += n
+            if segments % 50 == 0:
+                time.sleep(0.001)  # let the server read some segments alone
+
+    def receive():
+        data = s.recv(65536)
+        check(data, "the server closed the connection")
+        incoming.write(data)
+
+    while True:
+        try:
+            tls.do_handshake()
+            break
+        except ssl.SSLWantReadError:
+            send_pending()
+            receive()
+    send_pending()
+    request = (b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
+               b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n")
+    tls.write(request % len(env.c01) + env.c01 + request % len(env.c08) + env.c08)
+    send_pending()
+    plain = b""
+    deadline = time.monotonic() + 10
+    while plain.count(b"HTTP/1.1 200") < 2 or not plain.rstrip().endswith(b"}"):
+        check(time.monotonic() < deadline, "no two answers within 10 s: %r", plain[:300])
+        try:
+            plain += tls.read(65536)
+        except ssl.SSLWantReadError:
+            receive()
+    s.close()
+    bodies = [part.split(b"\r\n\r\n", 1)[1] for part in plain.split(b"HTTP/1.1 ")[1:]]
+    answers = [json.loads(body)["response"]["allowed"] for body in bodies]
+    check(answers == [True, False], "answers %s, expected C01 allowed then C08 denied", answers)
+    env.note = "handshake and two requests in %d TCP segments of 1-40 bytes: both answered" % segments
+
+
 # --- malformed reviews ----------------------------------------------------------------------------
 
 def test_invalid_utf8(env):
@@ -469,6 +525,7 @@ TESTS = [
     test_plaintext_http_on_tls_port,
     test_random_bytes_before_and_after_handshake,
     test_tls_handshake_that_stops,
+    test_tls_records_cut_anywhere,
     test_invalid_utf8,
     test_duplicate_keys,
     test_numbers_beyond_integer_ranges,
