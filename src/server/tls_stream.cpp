@@ -29,12 +29,11 @@ void clear_errors() {
   errno = 0;
 }
 
-bool should_retry(int error) { return error == EAGAIN || error == EWOULDBLOCK || error == EINTR; }
-
 }  // namespace
 
-// OpenSSL's socket BIO, but reading the stream's inbox before the socket. What BIO_s_socket
-// answers that OpenSSL 3 asks: a flush is done at once, and after a read found the end of the
+// OpenSSL's socket BIO, but reading the stream's inbox before the socket. As BIO_s_socket, a
+// failure is a retry when BIO_sock_non_fatal_error says so (EAGAIN, EINTR, ...); what it answers
+// that OpenSSL 3 asks: a flush is done at once, and after a read found the end of the
 // stream BIO_eof is true (OpenSSL then tells a truncation, SSL_R_UNEXPECTED_EOF_WHILE_READING,
 // from a close_notify).
 struct SocketBio {
@@ -56,14 +55,14 @@ struct SocketBio {
     BIO_clear_retry_flags(bio);
     const int ret = stream(bio).bio_read(out, size);
     if (ret == 0) BIO_set_flags(bio, BIO_FLAGS_IN_EOF);
-    if (ret < 0 && should_retry(errno)) BIO_set_retry_read(bio);
+    if (ret < 0 && BIO_sock_non_fatal_error(errno) != 0) BIO_set_retry_read(bio);
     return ret;
   }
 
   static int write(BIO* bio, const char* in, int size) {
     BIO_clear_retry_flags(bio);
     const int ret = stream(bio).bio_write(in, size);
-    if (ret < 0 && should_retry(errno)) BIO_set_retry_write(bio);
+    if (ret < 0 && BIO_sock_non_fatal_error(errno) != 0) BIO_set_retry_write(bio);
     return ret;
   }
 
