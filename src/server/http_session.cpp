@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
+#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
 #include <cstdint>
@@ -65,20 +66,27 @@ void HttpSession<Derived>::wait_for_request(bool first) {
       });
 }
 
+// A head in the common shape, whole in the buffer (nearly every request: the API server writes
+// head and body at once), is read here; any other is Beast's parser's, body included.
 template <class Derived>
 void HttpSession<Derived>::read_header() {
   request_start_ = Clock::now();
   // The previous body's buffer serves the next request (no malloc, which for a body this size
   // also made glibc consolidate its small-chunk bins, every request); a large one is let go, so
   // an idle connection never holds megabytes.
-  std::string body;
-  if (parser_) body.swap(parser_->get().body());
-  parser_.emplace();
-  if (body.capacity() <= kKeptBodyBytes) {
-    body.clear();
-    parser_->get().body().swap(body);
-  }
+  if (body_.capacity() > kKeptBodyBytes) std::string().swap(body_);
+  body_.clear();
+  parser_.reset();
   const Limits& limits = port_.limits;
+  const auto* data = static_cast<const char*>(buffer_.data().data());
+  const std::size_t head_bytes =
+      read_common_head(std::string_view(data, buffer_.size()),
+                       HeadLimits{limits.max_header_bytes, limits.max_body_bytes}, head_);
+  if (head_bytes != 0) {
+    buffer_.consume(head_bytes);
+    return on_head();
+  }
+  parser_.emplace();
   parser_->header_limit(static_cast<std::uint32_t>(limits.max_header_bytes));
   parser_->body_limit(limits.max_body_bytes);
   derived().expires_at(
@@ -91,7 +99,26 @@ void HttpSession<Derived>::read_header() {
 template <class Derived>
 void HttpSession<Derived>::on_header(error_code ec) {
   if (ec) return fail_read(ec);
-  target_ = find_target(port_, parser_->get().target());
+  const http::request<RequestBody>& req = parser_->get();
+  head_.method = req.method();
+  head_.method_text.assign(req.method_string().data(), req.method_string().size());
+  head_.target.assign(req.target().data(), req.target().size());
+  const auto content_type = req.find(http::field::content_type);
+  if (content_type == req.end()) {
+    head_.content_type.clear();
+  } else {
+    head_.content_type.assign(content_type->value().data(), content_type->value().size());
+  }
+  head_.content_length.reset();
+  if (const auto length = parser_->content_length()) head_.content_length = *length;
+  head_.keep_alive = req.keep_alive();
+  head_.expect_continue = beast::iequals(req[http::field::expect], "100-continue");
+  on_head();
+}
+
+template <class Derived>
+void HttpSession<Derived>::on_head() {
+  target_ = find_target(port_, head_.target);
   metrics::request_started(route_index_or_none());
   counted_ = true;
   // A route whose answer can be tens of times its body counts a body as large from a fraction of
@@ -103,13 +130,13 @@ void HttpSession<Derived>::on_header(error_code ec) {
                                             : large;
   // A large body takes a slot of the review threads before it is read, so the memory of the
   // bodies in flight is bounded too; without one it is refused, its body dropped unkept.
-  if (const auto length = parser_->content_length();
+  if (const auto length = head_.content_length;
       length && *length > large_bytes_ && !take_large_slot()) {
     return refuse_large(*length);
   }
   derived().expires_at(request_start_ + port_.limits.read_timeout);
   // curl and others wait for "100 Continue" before sending a large body.
-  if (beast::iequals(parser_->get()[http::field::expect], "100-continue")) {
+  if (head_.expect_continue) {
     continue_.result(http::status::continue_);
     continue_.version(11);
     return http::async_write(derived().stream(), continue_,
@@ -121,15 +148,42 @@ void HttpSession<Derived>::on_header(error_code ec) {
   read_body();
 }
 
+// A body after a common head has its Content-Length (or none): what the buffer holds of it is
+// taken, the rest read straight into the body. Beast's parser reads any other request's body.
 template <class Derived>
 void HttpSession<Derived>::read_body() {
-  http::async_read(
-      derived().stream(), buffer_, *parser_,
-      [self = derived().shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+  if (parser_) {
+    if (head_.content_length) body_.reserve(static_cast<std::size_t>(*head_.content_length));
+    parser_->get().body().swap(body_);
+    http::async_read(
+        derived().stream(), buffer_, *parser_,
+        [self = derived().shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
+    return;
+  }
+  const auto length = static_cast<std::size_t>(head_.content_length.value_or(0));
+  const std::size_t buffered = std::min(buffer_.size(), length);
+  body_.reserve(length);
+  body_.append(static_cast<const char*>(buffer_.data().data()), buffered);
+  buffer_.consume(buffered);
+  if (body_.size() == length) return on_body({});
+  read_body_rest();
+}
+
+template <class Derived>
+void HttpSession<Derived>::read_body_rest() {
+  const std::size_t have = body_.size();
+  const auto length = static_cast<std::size_t>(*head_.content_length);
+  body_.resize(length);
+  net::async_read(derived().stream(), net::buffer(body_.data() + have, length - have),
+                  [self = derived().shared_from_this(), have](error_code ec, std::size_t n) {
+                    if (ec) self->body_.resize(have + n);
+                    self->on_body(ec);
+                  });
 }
 
 template <class Derived>
 void HttpSession<Derived>::on_body(error_code ec) {
+  if (parser_) body_.swap(parser_->get().body());
   if (ec) return fail_read(ec);
   if (!large_slot_) {
     judge();  // inline: a small body costs microseconds, less than a hop to another thread
@@ -138,7 +192,7 @@ void HttpSession<Derived>::on_body(error_code ec) {
   // Judged on a review thread (smallest body first); the answer is written back on this
   // connection's loop. No I/O is pending meanwhile: no bound applies until the answer's write.
   derived().no_deadline();
-  state_.reviews->post(parser_->get().body().size(), [self = derived().shared_from_this()] {
+  state_.reviews->post(body_.size(), [self = derived().shared_from_this()] {
     self->judge();
     release_review_document();
     self->give_back_large_slot();
@@ -155,10 +209,9 @@ bool HttpSession<Derived>::take_large_slot() {
   large_slot_ = true;
   metrics::large_review_started();
   // The body goes into memory a previous large body left faulted in (see take_buffer).
-  std::string& body = parser_->get().body();
-  if (body.empty()) {
+  if (body_.empty()) {
     std::string buffer = state_.reviews->take_buffer();
-    if (buffer.capacity() > body.capacity()) body.swap(buffer);
+    if (buffer.capacity() > body_.capacity()) body_.swap(buffer);
   }
   return true;
 }
@@ -172,11 +225,10 @@ bool HttpSession<Derived>::take_large_slot() {
 template <class Derived>
 void HttpSession<Derived>::refuse_large(std::uint64_t length) {
   answer_.busy(state_.reviews->max_in_flight(), large_bytes_);
-  const bool body_coming = !beast::iequals(parser_->get()[http::field::expect], "100-continue") &&
-                           length <= port_.limits.max_body_bytes;
+  const bool body_coming = !head_.expect_continue && length <= port_.limits.max_body_bytes;
   answer_.close = !body_coming;
   unread_ = body_coming ? length : 0;
-  send(body_coming && parser_->get().keep_alive() && !state_.stopping);
+  send(body_coming && head_.keep_alive && !state_.stopping);
 }
 
 template <class Derived>
@@ -202,7 +254,9 @@ template <class Derived>
 void HttpSession<Derived>::give_back_large_slot() {
   if (!large_slot_) return;
   large_slot_ = false;
-  if (parser_) state_.reviews->give_buffer(std::move(parser_->get().body()));
+  // The body is the parser's while it reads it (a request ended in the middle of its body).
+  if (body_.empty() && parser_) body_.swap(parser_->get().body());
+  state_.reviews->give_buffer(std::move(body_));
   state_.reviews->release();
   metrics::large_review_finished();
 }
@@ -210,21 +264,16 @@ void HttpSession<Derived>::give_back_large_slot() {
 // The port's answer to the request read (on this connection's loop, or a review thread).
 template <class Derived>
 void HttpSession<Derived>::judge() {
-  http::request<RequestBody>& req = parser_->get();
-  const auto content_type = req.find(http::field::content_type);
-  const Request request{req.method(), req.method_string(),
-                        content_type == req.end() ? std::string_view{} : content_type->value(),
-                        req.body(), target_};
+  const Request request{head_.method, head_.method_text, head_.content_type, body_, target_};
   port_.answer(request, state_, answer_);
   report_review(target_.route, answer_.outcome);
 }
 
 template <class Derived>
 void HttpSession<Derived>::answer() {
-  http::request<RequestBody>& req = parser_->get();
   // A HEAD answer has no body: sending one would corrupt the next response on the connection.
-  if (req.method() == http::verb::head) answer_.body.clear();
-  send(req.keep_alive() && !answer_.close && !state_.stopping);
+  if (head_.method == http::verb::head) answer_.body.clear();
+  send(head_.keep_alive && !answer_.close && !state_.stopping);
 }
 
 // Too large: HTTP 413 with the review-shaped answer, unread body, then close. Malformed HTTP (an
@@ -271,6 +320,7 @@ void HttpSession<Derived>::after_answer(bool keep_alive) {
   if (state_.stopping) return finish();
   // The request (a body of up to the port's limit) is not needed while the stream closes.
   parser_.reset();
+  std::string().swap(body_);
   std::string().swap(answer_.body);
   derived().shutdown();
 }

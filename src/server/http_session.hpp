@@ -19,6 +19,7 @@
 #include "admission/answer.hpp"
 #include "server/metrics.hpp"
 #include "server/port.hpp"
+#include "server/request_head.hpp"
 #include "server/server_state.hpp"
 
 namespace kpw {
@@ -101,7 +102,9 @@ class HttpSession : public Connection {
   Derived& derived() { return static_cast<Derived&>(*this); }
   void read_header();
   void on_header(error_code ec);
+  void on_head();
   void read_body();
+  void read_body_rest();
   void on_body(error_code ec);
   bool take_large_slot();
   void give_back_large_slot();
@@ -121,6 +124,10 @@ class HttpSession : public Connection {
   std::list<std::weak_ptr<Connection>>::iterator self_in_list_;
   bool registered_ = false;
   boost::beast::flat_buffer buffer_;
+  // The request's head, read by read_common_head or, for any other head, by Beast's parser
+  // (engaged for that request only); its body, which the parser holds while it reads it.
+  RequestHead head_;
+  std::string body_;
   std::optional<Parser> parser_;
   boost::beast::http::response<boost::beast::http::empty_body> continue_;
   std::string out_;  // the answer as sent, head and body; keeps its capacity

@@ -36,8 +36,8 @@ struct Target {
   KnownPath known = KnownPath::kOther;
 };
 
-// One request read whole, as an answer function sees it. Views into the session's parser: valid
-// until the answer is written.
+// One request read whole, as an answer function sees it. Views into the session's head and body:
+// valid until the answer is written.
 struct Request {
   boost::beast::http::verb method;
   std::string_view method_text;
