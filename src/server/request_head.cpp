@@ -1,5 +1,8 @@
 #include "server/request_head.hpp"
 
+#include <emmintrin.h>
+
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -30,11 +33,35 @@ constexpr std::array<std::uint8_t, 256> make_classes() {
 }
 constexpr std::array<std::uint8_t, 256> kClasses = make_classes();
 
-// The length of the run of `cls` bytes at the start of `s`.
+// The length of the run of `cls` bytes at the start of `s` (a method or a field name: short).
 std::size_t run_of(std::string_view s, std::uint8_t cls) {
   std::size_t i = 0;
   while (i < s.size() && (kClasses[static_cast<unsigned char>(s[i])] & cls) != 0) ++i;
   return i;
+}
+
+// Whether every byte of `s` is above `kLow` and below 0x7f, or a tab when kTab: a value's bytes
+// (kLow 0x1f, tabs) or a target's (kLow 0x20), sixteen at a time. `s` lies in a text that goes on
+// to `text_end`; a load of sixteen bytes that stays inside the text may read past `s`, and the
+// bytes past it are masked off.
+template <char kLow, bool kTab>
+bool all_between(std::string_view s, const char* text_end) {
+  auto good = [](const char* at) {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(at));
+    // Signed compares: a byte from 0x80 up is negative, so never above kLow.
+    __m128i in = _mm_and_si128(_mm_cmpgt_epi8(x, _mm_set1_epi8(kLow)),
+                               _mm_cmplt_epi8(x, _mm_set1_epi8(0x7f)));
+    if (kTab) in = _mm_or_si128(in, _mm_cmpeq_epi8(x, _mm_set1_epi8('\t')));
+    return static_cast<unsigned>(_mm_movemask_epi8(in));
+  };
+  const char* p = s.data();
+  std::size_t n = s.size();
+  for (; n >= 16; p += 16, n -= 16) {
+    if (good(p) != 0xffffu) return false;
+  }
+  if (n == 0) return true;
+  if (text_end - p >= 16) return ((good(p) | (0xffffu << n)) & 0xffffu) == 0xffffu;
+  return run_of(std::string_view(p, n), kTab ? kValue : kTarget) == n;
 }
 
 bool same_lowercase(std::string_view name, std::string_view lower) {
@@ -65,15 +92,22 @@ std::optional<std::uint64_t> decimal(std::string_view v) {
 }
 
 // The request line: method, target, version. False when it is not of the common shape.
-bool request_line(std::string_view line, RequestHead& head, bool& http11) {
-  const std::size_t m = run_of(line, kToken);
-  if (m == 0 || m == line.size() || line[m] != ' ') return false;
-  head.method = http::string_to_verb(line.substr(0, m));
-  if (head.method == http::verb::unknown) return false;
+bool request_line(std::string_view line, const char* text_end, RequestHead& head, bool& http11) {
+  std::size_t m;
+  if (line.substr(0, 5) == "POST ") {
+    m = 4;
+    head.method = http::verb::post;
+  } else {
+    m = run_of(line, kToken);
+    if (m == 0 || m == line.size() || line[m] != ' ') return false;
+    head.method = http::string_to_verb(line.substr(0, m));
+    if (head.method == http::verb::unknown) return false;
+  }
   head.method_text.assign(line.data(), m);
   line.remove_prefix(m + 1);
-  const std::size_t t = run_of(line, kTarget);
-  if (t == 0 || t == line.size() || line[t] != ' ') return false;
+  const std::size_t t = line.find(' ');
+  if (t == 0 || t == std::string_view::npos) return false;
+  if (!all_between<0x20, false>(line.substr(0, t), text_end)) return false;
   head.target.assign(line.data(), t);
   line.remove_prefix(t + 1);
   if (line == "HTTP/1.1") {
@@ -113,24 +147,24 @@ Field field_of(std::string_view name) {
 }  // namespace
 
 std::size_t read_common_head(std::string_view text, const HeadLimits& limits, RequestHead& head) {
-  const std::size_t end = text.find("\r\n\r\n");
-  if (end == std::string_view::npos) return 0;
-  const std::size_t head_bytes = end + 4;
-  if (head_bytes >= limits.max_header_bytes) return 0;
+  if (limits.max_header_bytes == 0) return 0;
+  const char* const begin = text.data();
+  const char* const text_end = begin + text.size();
+  // The head must end before the header limit: no line is looked for past it.
+  const char* const end = begin + std::min(text.size(), limits.max_header_bytes - 1);
+  const char* p = begin;
   // Every line of the head ends at a CRLF: a CR or LF anywhere else is not the common shape.
-  std::string_view rest = text.substr(0, end + 2);
-  auto next_line = [&rest](std::string_view& line) {
-    const std::size_t cr = rest.find('\r');
-    if (cr == std::string_view::npos || cr + 1 >= rest.size() || rest[cr + 1] != '\n') {
-      return false;
-    }
-    line = rest.substr(0, cr);
-    rest.remove_prefix(cr + 2);
+  auto next_line = [&p, end](std::string_view& line) {
+    const auto* cr =
+        static_cast<const char*>(std::memchr(p, '\r', static_cast<std::size_t>(end - p)));
+    if (cr == nullptr || end - cr < 2 || cr[1] != '\n') return false;
+    line = std::string_view(p, static_cast<std::size_t>(cr - p));
+    p = cr + 2;
     return true;
   };
   std::string_view line;
   bool http11 = false;
-  if (!next_line(line) || !request_line(line, head, http11)) return 0;
+  if (!next_line(line) || !request_line(line, text_end, head, http11)) return 0;
   head.content_type.clear();
   head.content_length.reset();
   head.expect_continue = false;
@@ -138,12 +172,13 @@ std::size_t read_common_head(std::string_view text, const HeadLimits& limits, Re
   bool connection = false;
   bool close = false;
   bool keep_alive = false;
-  while (!rest.empty()) {
+  for (;;) {
     if (!next_line(line)) return 0;
+    if (line.empty()) break;
     const std::size_t n = run_of(line, kToken);
     if (n == 0 || n == line.size() || line[n] != ':') return 0;
     const std::string_view value_text = line.substr(n + 1);
-    if (run_of(value_text, kValue) != value_text.size()) return 0;
+    if (!all_between<0x1f, true>(value_text, text_end)) return 0;
     const std::string_view value = trim(value_text);
     switch (field_of(line.substr(0, n))) {
       case Field::kOther:
@@ -170,7 +205,7 @@ std::size_t read_common_head(std::string_view text, const HeadLimits& limits, Re
     }
   }
   head.keep_alive = http11 ? !close : keep_alive;
-  return head_bytes;
+  return static_cast<std::size_t>(p - begin);
 }
 
 }  // namespace kpw
