@@ -85,7 +85,7 @@ fuzz: deps
 	  -DKPW_BENCH=OFF -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
 	  -DBUILD_TESTING=OFF
 	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_review fuzz_patch fuzz_check_source fuzz_json \
-	  fuzz_lua fuzz_watch_events
+	  fuzz_lua fuzz_watch_events fuzz_request_head
 	test/fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 certs: deps

@@ -20,13 +20,14 @@ max_len=65536  # libFuzzer -max_len: the largest input it tries (and the size of
 
 # Seeds: every fixture's request body (review, and json for the differential JSON reader), every
 # object a fixture carries (patch), every policy file of the check fixtures and the examples
-# (check_source), a few texts at the edges of JSON (json), every luaScript (lua), and watch streams,
-# LIST pages and Status bodies built of the RIC fixtures' objects (watch_events).
+# (check_source), a few texts at the edges of JSON (json), every luaScript (lua), watch streams,
+# LIST pages and Status bodies built of the RIC fixtures' objects (watch_events), and the heads of
+# the usual clients' requests (request_head).
 python3 - "$root" "$work" <<'PY'
 import json, os, sys
 root, work = sys.argv[1], sys.argv[2]
 for d in ("fuzz_review", "fuzz_patch", "fuzz_check_source", "fuzz_json", "fuzz_lua",
-          "fuzz_watch_events"):
+          "fuzz_watch_events", "fuzz_request_head"):
     os.makedirs(os.path.join(work, d))
 edges = ['[0,-0,9223372036854775807,-9223372036854775808,18446744073709551615,1.5e-400,1e308]',
          '["\\"\\\\\\/\\b\\f\\n\\r\\t","\\u00e9\\ud83d\\ude00","\u00e9\u20ac"]',
@@ -84,6 +85,21 @@ watch_seed("list", json.dumps({"apiVersion": "config.karmada.io/v1alpha1", "item
                                             "resourceVersion": "4530"}}))
 watch_seed("status", json.dumps(status) + "\n")
 watch_seed("not-found", "404 page not found\n")
+# fuzz_request_head: a limits byte, then a head as kube-apiserver, wrk, curl and others send it.
+heads = [
+    "POST /validate-propagationpolicy?timeout=10s HTTP/1.1\r\nHost: karmada-webhook:443\r\n"
+    "User-Agent: kube-apiserver-admission\r\nContent-Length: 2387\r\nAccept: application/json, */*"
+    "\r\nContent-Type: application/json\r\nAccept-Encoding: gzip\r\n\r\n{\"kind\":1}",
+    "POST /mutate-work HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+    "Content-Length: 12\r\n\r\n",
+    "GET /readyz HTTP/1.0\r\nConnection: keep-alive\r\n\r\n",
+    "HEAD /healthz HTTP/1.1\r\nConnection: close\r\nX-Tab:\ta b\t\r\n\r\n",
+    "POST /x HTTP/1.1\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n0\r\n\r\n",
+    "PUT /x HTTP/1.1\r\nExpect: 100-continue\r\nContent-Length: 5\r\n\r\n",
+]
+for i, h in enumerate(heads):
+    open(os.path.join(work, "fuzz_request_head", "head%02d" % i), "wb").write(
+        bytes([0xff if i % 2 else 0x20]) + h.encode())
 PY
 
 # The hostile bodies of max_len bytes, per webhook path the most expensive shapes (many elements,
@@ -105,7 +121,8 @@ done
 echo "== seeds: $hostile hostile bodies of at most $max_len bytes in fuzz_review and fuzz_json"
 
 status=0
-for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_watch_events; do
+for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_watch_events \
+    fuzz_request_head; do
   bin="$build/test/fuzz/$target"
   [ -x "$bin" ] || { echo "$0: $bin is not built (make fuzz builds it)" >&2; exit 1; }
   regressions=("$here/regressions/$target"/*)
