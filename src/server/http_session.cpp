@@ -99,20 +99,7 @@ void HttpSession<Derived>::read_header() {
 template <class Derived>
 void HttpSession<Derived>::on_header(error_code ec) {
   if (ec) return fail_read(ec);
-  const http::request<RequestBody>& req = parser_->get();
-  head_.method = req.method();
-  head_.method_text.assign(req.method_string().data(), req.method_string().size());
-  head_.target.assign(req.target().data(), req.target().size());
-  const auto content_type = req.find(http::field::content_type);
-  if (content_type == req.end()) {
-    head_.content_type.clear();
-  } else {
-    head_.content_type.assign(content_type->value().data(), content_type->value().size());
-  }
-  head_.content_length.reset();
-  if (const auto length = parser_->content_length()) head_.content_length = *length;
-  head_.keep_alive = req.keep_alive();
-  head_.expect_continue = beast::iequals(req[http::field::expect], "100-continue");
+  head_of(*parser_, head_);
   on_head();
 }
 

@@ -5,6 +5,9 @@
 // as Beast's does (test_request_head compares the two on every head it takes).
 #pragma once
 
+#include <boost/beast/core/string.hpp>
+#include <boost/beast/http/field.hpp>
+#include <boost/beast/http/parser.hpp>
 #include <boost/beast/http/verb.hpp>
 #include <cstddef>
 #include <cstdint>
@@ -38,5 +41,25 @@ struct HeadLimits {
 // CRLF, the whole head within max_header_bytes. Returns the head's length with its blank line,
 // or 0 (then `head` is unspecified): the caller reads the request with Beast's parser.
 std::size_t read_common_head(std::string_view text, const HeadLimits& limits, RequestHead& head);
+
+// The head Beast's parser read (any other head's reading).
+template <class Body>
+void head_of(const boost::beast::http::request_parser<Body>& parser, RequestHead& head) {
+  namespace http = boost::beast::http;
+  const http::request<Body>& req = parser.get();
+  head.method = req.method();
+  head.method_text.assign(req.method_string().data(), req.method_string().size());
+  head.target.assign(req.target().data(), req.target().size());
+  const auto content_type = req.find(http::field::content_type);
+  if (content_type == req.end()) {
+    head.content_type.clear();
+  } else {
+    head.content_type.assign(content_type->value().data(), content_type->value().size());
+  }
+  head.content_length.reset();
+  if (const auto length = parser.content_length()) head.content_length = *length;
+  head.keep_alive = req.keep_alive();
+  head.expect_continue = boost::beast::iequals(req[http::field::expect], "100-continue");
+}
 
 }  // namespace kpw

@@ -19,8 +19,8 @@ namespace http = boost::beast::http;
 
 constexpr kpw::HeadLimits kLimits{8192, 3 * 1024 * 1024};
 
-// What Beast's request parser (the sessions' limits, the header alone) makes of `text`: nullopt
-// when it refuses the head or finds it incomplete.
+// What Beast's request parser (the sessions' limits, the header alone) makes of `text`, read as
+// the sessions read it (head_of): nullopt when it refuses the head or finds it incomplete.
 std::optional<std::pair<std::size_t, kpw::RequestHead>> beast_head(std::string_view text,
                                                                    const kpw::HeadLimits& limits) {
   http::request_parser<http::string_body> parser;
@@ -30,16 +30,8 @@ std::optional<std::pair<std::size_t, kpw::RequestHead>> beast_head(std::string_v
   boost::beast::error_code ec;
   const std::size_t used = parser.put(boost::asio::buffer(text.data(), text.size()), ec);
   if (ec || !parser.is_header_done()) return std::nullopt;
-  const http::request<http::string_body>& req = parser.get();
   kpw::RequestHead head;
-  head.method = req.method();
-  head.method_text = std::string(req.method_string());
-  head.target = std::string(req.target());
-  const auto content_type = req.find(http::field::content_type);
-  if (content_type != req.end()) head.content_type = std::string(content_type->value());
-  if (const auto length = parser.content_length()) head.content_length = *length;
-  head.keep_alive = req.keep_alive();
-  head.expect_continue = boost::beast::iequals(req[http::field::expect], "100-continue");
+  kpw::head_of(parser, head);
   return std::pair{used, head};
 }
 
