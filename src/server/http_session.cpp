@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <boost/asio/post.hpp>
-#include <boost/asio/read.hpp>
 #include <boost/asio/ssl/error.hpp>
 #include <boost/asio/write.hpp>
 #include <cstdint>
@@ -136,7 +135,7 @@ void HttpSession<Derived>::on_head() {
 }
 
 // A body after a common head has its Content-Length (or none): what the buffer holds of it is
-// taken, the rest read straight into the body. Beast's parser reads any other request's body.
+// taken, the rest read as it comes. Beast's parser reads any other request's body.
 template <class Derived>
 void HttpSession<Derived>::read_body() {
   if (parser_) {
@@ -148,24 +147,27 @@ void HttpSession<Derived>::read_body() {
     return;
   }
   const auto length = static_cast<std::size_t>(head_.content_length.value_or(0));
-  const std::size_t buffered = std::min(buffer_.size(), length);
+  const std::size_t taken = std::min(buffer_.size(), length - body_.size());
   body_.reserve(length);
-  body_.append(static_cast<const char*>(buffer_.data().data()), buffered);
-  buffer_.consume(buffered);
+  body_.append(static_cast<const char*>(buffer_.data().data()), taken);
+  buffer_.consume(taken);
   if (body_.size() == length) return on_body({});
   read_body_rest();
 }
 
+// The rest of a common head's body, read into the connection's buffer as it comes and taken from
+// there: the body grows only as far as bytes arrive, as with Beast's parser, so a client that
+// announces a body and does not send it holds no more memory than one that sends nothing.
 template <class Derived>
 void HttpSession<Derived>::read_body_rest() {
-  const std::size_t have = body_.size();
-  const auto length = static_cast<std::size_t>(*head_.content_length);
-  body_.resize(length);
-  net::async_read(derived().stream(), net::buffer(body_.data() + have, length - have),
-                  [self = derived().shared_from_this(), have](error_code ec, std::size_t n) {
-                    if (ec) self->body_.resize(have + n);
-                    self->on_body(ec);
-                  });
+  const std::size_t missing = static_cast<std::size_t>(*head_.content_length) - body_.size();
+  derived().stream().async_read_some(
+      buffer_.prepare(std::min(missing, kReadChunk)),
+      [self = derived().shared_from_this()](error_code ec, std::size_t n) {
+        if (ec) return self->on_body(ec);
+        self->buffer_.commit(n);
+        self->read_body();
+      });
 }
 
 template <class Derived>
