@@ -251,6 +251,9 @@ def test_bodies_announced_and_not_sent(env):
     short = held_rss(200)
     announced = held_rss(60000)  # below the 64 KiB from which a body takes a review slot
     per_connection = (announced - short) / count
+    if env.sanitized:  # AddressSanitizer's allocator and shadow memory: RSS says nothing here
+        env.note = "%d connections held each way (RSS not compared under AddressSanitizer)" % count
+        return
     check(per_connection < 32, "a connection that announced 60 000 bytes and sent 100 held %.1f KiB "
           "more than one whose body is 200 bytes", per_connection)
     env.note = ("%d connections, 100 bytes sent of 60 000 announced: RSS %.1f MiB, of 200: %.1f MiB "
