@@ -48,14 +48,18 @@
 #                     the Work (work-review.json) and the ceiling fed its body; nginx
 #                     (pp-review.json); upstream's up-<target> for each of the real server's
 #                     twelve targets (one upstream does not allow is left out, with a note:
-#                     its figures would be another review's); the order rotated each round
-#                     (round r starts with the r-th target) so no target always runs first (one
-#                     $WARMUP warm-up per target before round 1). Per run: requests/s, p50,
-#                     p99, errors, and the server's CPU (utime+stime from /proc/PID/stat over
-#                     the run, all threads; nginx: its workers') per request. Reported: the
-#                     median over rounds (min..max of req/s); ratios come from the medians: to
-#                     the ceiling, to nginx (validating, mutating, ceiling; p99 too) and
-#                     ours/upstream per path.
+#                     its figures would be another review's). Each round runs validating,
+#                     mutating, ceiling and nginx back to back first, then the others; both
+#                     orders rotated each round (round r starts with the r-th) so no target
+#                     always runs first (one $WARMUP warm-up per target before round 1). Per
+#                     run: requests/s, p50, p99, errors, and the server's CPU (utime+stime from
+#                     /proc/PID/stat over the run, all threads; nginx: its workers') per
+#                     request. Reported: the median over rounds (min..max of req/s). Ratios
+#                     among the four run back to back (to the ceiling, to nginx; p99 too) are
+#                     medians of the rounds' ratios: a round lasts minutes and this box's speed
+#                     drifts by ~20 % over that, which cancels out of a ratio of runs seconds
+#                     apart. The others (other kinds to the ceiling, ours/upstream per path)
+#                     are ratios of the medians.
 #   new connections   ROUNDS rounds rotating real (validating), real-mut (the real server's
 #                     mutating path), ceiling, nginx and upstream (validating), with connrate:
 #                     32 closed-loop slots, each a TCP connect, a full TLS 1.3 handshake (no
@@ -63,7 +67,8 @@
 #                     read and checked, close; TLS_DURATION measured after a 1 s warm-up.
 #                     Median rate, server CPU per connection (/proc, sampled at the edges of the
 #                     measured window), client CPU per connection (connrate's own), errors;
-#                     real, real-mut and ceiling / nginx, real / upstream.
+#                     real, real-mut and ceiling / nginx (medians of the rounds' ratios),
+#                     real / upstream.
 #                     Why connrate (GnuTLS client): client and server share the 2 cores, so
 #                     the client's cost per handshake caps the rate. wrk with `Connection: close`
 #                     spends ~500 µs of CPU per connection (mostly polling reads that return
@@ -498,6 +503,14 @@ ratio_rounds() {
   local r
   for ((r = 1; r <= ROUNDS; r++)); do ratio "${_values[$2,$r]:-0}" "${_values[$3,$r]:-0}"; done
 }
+# paired_ratio ARRAY A B: the median over rounds of ARRAY[A,r] / ARRAY[B,r], for targets run back
+# to back in each round (the keep-alive phase's paired ones, every new-connection server): each
+# round's ratio compares runs seconds apart, so the box's drift over a round cancels out of it.
+paired_ratio() {
+  local m
+  m="$(ratio_rounds "$@" | median)"
+  if [ "$m" = n/a ]; then echo n/a; else printf '%.2f\n' "$m"; fi
+}
 int() { awk -v v="$1" 'BEGIN { if (v == "n/a" || v == "") print "n/a"; else printf "%.0f", v }'; }
 ms() { awk -v us="$1" 'BEGIN { if (us == "n/a" || us == "") print "n/a"; else printf "%.2f ms", us / 1000 }'; }
 mib() { awk -v kib="$1" 'BEGIN { if (kib == "n/a" || kib == "") print "n/a"; else printf "%.1f", kib / 1024 }'; }
@@ -877,6 +890,16 @@ if want load; then
     done
     echo
   fi
+  # The targets compared with nginx (and with each other) run back to back in every round, their
+  # order rotated: each of those ratios pairs runs seconds apart, not minutes (a round of every
+  # target lasts minutes, and this box's speed drifts by ~20 % over that). The others follow,
+  # rotated too.
+  paired=(validating mutating ceiling)
+  if [ -n "${pid[nginx]:-}" ]; then paired+=(nginx); fi
+  unpaired=()
+  for t in "${targets[@]}"; do
+    case " ${paired[*]} " in *" $t "*) ;; *) unpaired+=("$t") ;; esac
+  done
   declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
 
   echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
@@ -892,8 +915,13 @@ if want load; then
   fmt='   %-5s %-18s %9s %9s %9s %6s %11s %11s\n'
   printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request
   for ((r = 1; r <= ROUNDS; r++)); do
-    for ((i = 0; i < ${#targets[@]}; i++)); do
-      t="${targets[$(((r - 1 + i) % ${#targets[@]}))]}"
+    round_order=()
+    for ((i = 0; i < ${#paired[@]}; i++)); do round_order+=("${paired[$(((r - 1 + i) % ${#paired[@]}))]}"); done
+    for ((i = 0; i < ${#unpaired[@]}; i++)); do
+      round_order+=("${unpaired[$(((r - 1 + i) % ${#unpaired[@]}))]}")
+    done
+    for ((i = 0; i < ${#round_order[@]}; i++)); do
+      t="${round_order[$i]}"
       s="${t_server[$t]}"
       ticks="$(server_ticks "$s")"
       line="$(wrk_body="${t_body[$t]}" run_wrk "$tmp/keepalive.$t.$r" "${port[$s]}" "${t_path[$t]}" \
@@ -1539,19 +1567,27 @@ if want load; then
     printf "$fmt" "$t" "$(int "${m_rps[$t]}")" "${r_rps[$t]}" "$(ms "${m_p50[$t]}")" \
       "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}"
   done
-  for t in validating mutating op-validating op-mutating frq-validating mcs-validating \
+  # Validating and mutating against the ceiling, and the three against nginx (what a mature server
+  # answering a constant does here), ran back to back in each round: medians of the rounds' ratios.
+  for pair in validating/ceiling mutating/ceiling validating/nginx mutating/nginx ceiling/nginx; do
+    a="${pair%/*}" b="${pair#*/}"
+    if [ -z "${m_rps[$b]:-}" ]; then
+      printf "$fmt" "$pair" n/a "" n/a n/a "" "" n/a
+      continue
+    fi
+    printf "$fmt" "$pair" "$(paired_ratio ka_rps "$a" "$b")" "" "$(paired_ratio ka_p50 "$a" "$b")" \
+      "$(paired_ratio ka_p99 "$a" "$b")" "" "" "$(paired_ratio ka_us "$a" "$b")"
+  done
+  # The other kinds ran elsewhere in the round: ratios of the medians.
+  for t in op-validating op-mutating frq-validating mcs-validating \
     mci-validating fhpa-validating fhpa-mutating cfh-validating ric-validating; do
     printf "$fmt" "$t/ceiling" "$(ratio "${m_rps[$t]}" "${m_rps[ceiling]}")" "" \
       "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
       "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
   done
-  # nginx, measured in the same rounds: what a mature server answering a constant does here.
-  for t in validating mutating ceiling; do
-    printf "$fmt" "$t/nginx" "$(ratio "${m_rps[$t]}" "${m_rps[nginx]:-n/a}")" "" \
-      "$(ratio "${m_p50[$t]}" "${m_p50[nginx]:-n/a}")" "$(ratio "${m_p99[$t]}" "${m_p99[nginx]:-n/a}")" \
-      "" "" "$(ratio "${m_us[$t]}" "${m_us[nginx]:-n/a}")"
-  done
-  echo "  (req/s ratio 1.00 would mean decode + rules + encode cost nothing next to TLS + HTTP;"
+  echo "  (validating, mutating, ceiling and nginx ran back to back in each round: their ratios are"
+  echo "   medians of the rounds' ratios; the other kinds' are ratios of the medians."
+  echo "   req/s ratio 1.00 would mean decode + rules + encode cost nothing next to TLS + HTTP;"
   echo "   against nginx, whose answer is the ceiling's constant, it also compares the transports)"
   if [ -n "$nginx_note" ]; then echo "  ($nginx_note)"; fi
   echo
@@ -1568,9 +1604,12 @@ if want load; then
   done
   for pair in real/ceiling real-mut/ceiling real/nginx real-mut/nginx ceiling/nginx; do
     a="${pair%/*}" b="${pair#*/}"
-    printf "$fmt" "$pair" "$(ratio "${mn_rate[$a]:-n/a}" "${mn_rate[$b]:-n/a}")" "" \
-      "$(ratio "${mn_p50[$a]:-n/a}" "${mn_p50[$b]:-n/a}")" "$(ratio "${mn_p99[$a]:-n/a}" "${mn_p99[$b]:-n/a}")" \
-      "" "" "$(ratio "${mn_srv[$a]:-n/a}" "${mn_srv[$b]:-n/a}")" ""
+    if [ -z "${mn_rate[$a]:-}" ] || [ -z "${mn_rate[$b]:-}" ]; then
+      printf "$fmt" "$pair" n/a "" n/a n/a "" "" n/a ""
+      continue
+    fi
+    printf "$fmt" "$pair" "$(paired_ratio nc_rate "$a" "$b")" "" "$(paired_ratio nc_p50 "$a" "$b")" \
+      "$(paired_ratio nc_p99 "$a" "$b")" "" "" "$(paired_ratio nc_srv "$a" "$b")" ""
   done
   echo "  (real: $validate_path, real-mut: $mutate_path, upstream: $validate_path)"
   echo
@@ -1707,15 +1746,21 @@ echo
 echo "== targets (medians of $ROUNDS rounds; the reference is the ceiling server from the same library,"
 echo "   or nginx on the \"/ nginx\" rows, measured in the same rounds)"
 printf "$fmt" figure ours reference ratio target met
-# ratio_row LABEL OURS REFERENCE MIN: a row met when OURS / REFERENCE >= MIN.
+# ratio_row LABEL OURS REFERENCE MIN [RATIO]: a row met when OURS / REFERENCE (or RATIO, given for
+# paired targets: the median of the rounds' ratios) >= MIN.
 ratio_row() {
-  local r
-  r="$(ratio "${2:-n/a}" "${3:-n/a}")"
+  local r="${5:-}"
+  if [ -z "$r" ]; then r="$(ratio "${2:-n/a}" "${3:-n/a}")"; fi
   printf "$fmt" "$1" "$(int "${2:-n/a}")" "$(int "${3:-n/a}")" "$r" ">= ${4}x" "$(met "$r" "$4" '>=')"
 }
+# Medians of each round's ratio where the two ran back to back (PP against the ceiling and nginx,
+# every new-connection pair); ratios of the medians for the other kinds.
+pr() { if [ -n "${ka_rps[$2,1]:-}" ] && [ -n "${ka_rps[$3,1]:-}" ]; then paired_ratio "$@"; else echo n/a; fi; }
+pc() { if [ -n "${nc_rate[$2,1]:-}" ] && [ -n "${nc_rate[$3,1]:-}" ]; then paired_ratio "$@"; else echo n/a; fi; }
 ratio_row "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "${m_rps[validating]:-}" \
-  "${m_rps[ceiling]:-}" 0.85
-ratio_row "mutating req/s, keep-alive" "${m_rps[mutating]:-}" "${m_rps[ceiling]:-}" 0.70
+  "${m_rps[ceiling]:-}" 0.85 "$(pr ka_rps validating ceiling)"
+ratio_row "mutating req/s, keep-alive" "${m_rps[mutating]:-}" "${m_rps[ceiling]:-}" 0.70 \
+  "$(pr ka_rps mutating ceiling)"
 # The other kinds against the same ceiling and PP's targets (validating 0.85, mutating 0.70); the
 # Work against the ceiling fed the same ~20 KB body (0.85).
 for t in op-validating op-mutating frq-validating mcs-validating mci-validating fhpa-validating \
@@ -1739,9 +1784,11 @@ for t in op-validating op-mutating frq-validating mcs-validating mci-validating 
 done
 # Against nginx answering the ceiling's constant on the same certificate, suites and threads:
 # the issue's target is to serve real reviews as fast as nginx serves a constant.
-r_p99_nginx="$(ratio "${m_p99[validating]:-n/a}" "${m_p99[nginx]:-n/a}")"
-ratio_row "PP validating keep-alive / nginx (req/s)" "${m_rps[validating]:-}" "${m_rps[nginx]:-}" 0.95
-ratio_row "PP mutating keep-alive / nginx (req/s)" "${m_rps[mutating]:-}" "${m_rps[nginx]:-}" 0.95
+r_p99_nginx="$(pr ka_p99 validating nginx)"
+ratio_row "PP validating keep-alive / nginx (req/s)" "${m_rps[validating]:-}" "${m_rps[nginx]:-}" 0.95 \
+  "$(pr ka_rps validating nginx)"
+ratio_row "PP mutating keep-alive / nginx (req/s)" "${m_rps[mutating]:-}" "${m_rps[nginx]:-}" 0.95 \
+  "$(pr ka_rps mutating nginx)"
 printf "$fmt" "p99 validating / nginx p99, keep-alive (µs)" "${m_p99[validating]:-n/a}" \
   "${m_p99[nginx]:-n/a}" "$r_p99_nginx" "<= 1.0x" "$(met "$r_p99_nginx" 1.0 '<=')"
 printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
@@ -1754,8 +1801,10 @@ printf "$fmt" "peak RSS under load, default threads ($cores) (MiB)" "$rss_mib" "
 r_new="$(ratio "${mn_rate[real]:-n/a}" "${mn_rate[ceiling]:-n/a}")"
 printf "$fmt" "new TLS connections/s (full handshake)" "$(int "${mn_rate[real]:-n/a}")" \
   "$(int "${mn_rate[ceiling]:-n/a}")" "$r_new" ">= 3000" "$(met "${mn_rate[real]:-n/a}" 3000 '>=')"
-ratio_row "new TLS connections validating / nginx" "${mn_rate[real]:-}" "${mn_rate[nginx]:-}" 0.95
-ratio_row "new TLS connections mutating / nginx" "${mn_rate[real-mut]:-}" "${mn_rate[nginx]:-}" 0.95
+ratio_row "new TLS connections validating / nginx" "${mn_rate[real]:-}" "${mn_rate[nginx]:-}" 0.95 \
+  "$(pc nc_rate real nginx)"
+ratio_row "new TLS connections mutating / nginx" "${mn_rate[real-mut]:-}" "${mn_rate[nginx]:-}" 0.95 \
+  "$(pc nc_rate real-mut nginx)"
 # The steady companions of the two keep-alive rows against nginx (callgrind's estimate of the
 # user-space cycles per request, lower is better): what a change to the review moves.
 for k in validating mutating; do
