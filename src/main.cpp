@@ -354,7 +354,7 @@ int serve(const ServeFlags& f, const kpw::Settings& settings) {
   options.max_large_reviews = static_cast<std::size_t>(f.max_large_reviews);
   std::vector<kpw::metrics::WebhookSeriesSpec> series;
   for (const kpw::Route& r : kpw::routes()) series.push_back({r.path, r.rules});
-  kpw::metrics::set_webhooks(series);
+  kpw::metrics::set_webhooks(series, options.threads);
   // RIC-1's cache, on a thread of its own; reviews read `cluster` and never wait on it.
   kpw::Settings judged = settings;
   kpw::ClusterState cluster;

@@ -31,14 +31,24 @@ constexpr std::array<double, 16> kBuckets = {0.0001, 0.00025, 0.0005, 0.001, 0.0
                                              0.01,   0.025,   0.05,   0.1,   0.25,   0.5,
                                              1,      2.5,     5,      10};
 
-struct WebhookSeries {
+// What every request of a webhook updates, one shard per thread (Registry::shards): the event
+// loops serving one path each write their own cache lines. When two cores incremented the same
+// counters, each of a request's seven updates fetched its line from the other core first
+// (review_bench BM_RequestMetrics; docs/performance.md). A series' figure is the sum of its shards.
+struct alignas(64) RequestCounters {
   std::array<Counter, kCodes.size() + 1> requests{};   // last: "other"
   std::array<Counter, kBuckets.size() + 1> buckets{};  // last: +Inf only
   Counter latency_count{0};
   Counter latency_sum_ns{0};
+  // Started minus finished on this shard's threads: negative when a request ends on another
+  // thread than it started on; the sum over shards is the gauge.
   std::atomic<std::int64_t> in_flight{0};
   std::array<std::array<Counter, 2>, kOperationCount> admissions{};  // [operation][allowed]
-  Counter failures{0};                                               // handlers that threw
+};
+
+struct WebhookSeries {
+  std::unique_ptr<RequestCounters[]> shards;
+  Counter failures{0};  // handlers that threw
   // [rule][action], rule by its place in `rules`; one more row for a rule not listed.
   std::span<const Rule> rules;
   std::unique_ptr<std::array<Counter, kRuleActionCount>[]> violations;
@@ -47,6 +57,7 @@ struct WebhookSeries {
 struct Registry {
   // Sized by set_webhooks, before serving; read-only after.
   std::unique_ptr<WebhookSeries[]> webhooks;
+  std::size_t shards = 1;                         // RequestCounters per webhook
   std::vector<std::string> webhook_labels;        // `webhook="/validate-…"`, by index
   std::function<void(std::string&)> render_more;  // set_more, before serving
   std::atomic<long> open_connections{0};
@@ -74,6 +85,19 @@ WebhookSeries* series(int webhook) {
   return &r.webhooks[static_cast<std::size_t>(webhook)];
 }
 
+// The shard the calling thread counts into (count_on_shard), modulo the number of shards.
+thread_local std::size_t t_shard = 0;
+
+RequestCounters& own_shard(WebhookSeries& s) { return s.shards[t_shard % registry().shards]; }
+
+// The sum over the shards of `s` of what `counter` reads in one.
+template <typename Read>
+auto sum_shards(const WebhookSeries& s, Read counter) {
+  decltype(counter(s.shards[0]).load()) total = 0;
+  for (std::size_t i = 0; i < registry().shards; ++i) total += counter(s.shards[i]).load(kRelaxed);
+  return total;
+}
+
 std::size_t code_slot(RequestEnd end, unsigned status) {
   if (end == RequestEnd::kAbandoned) return kOther;
   for (std::size_t i = 0; i < kCodes.size(); ++i) {
@@ -84,26 +108,31 @@ std::size_t code_slot(RequestEnd end, unsigned status) {
 
 }  // namespace
 
-void set_webhooks(std::span<const WebhookSeriesSpec> webhooks) {
+void set_webhooks(std::span<const WebhookSeriesSpec> webhooks, std::size_t threads) {
   Registry& r = registry();
+  r.shards = std::max<std::size_t>(threads, 1);
   r.webhooks = std::make_unique<WebhookSeries[]>(webhooks.size());
   r.webhook_labels.clear();
   for (std::size_t i = 0; i < webhooks.size(); ++i) {
     r.webhook_labels.push_back("webhook=\"" + std::string(webhooks[i].path) + "\"");
     WebhookSeries& s = r.webhooks[i];
+    s.shards = std::make_unique<RequestCounters[]>(r.shards);
     s.rules = webhooks[i].rules;
     s.violations = std::make_unique<std::array<Counter, kRuleActionCount>[]>(s.rules.size() + 1);
   }
 }
 
+void count_on_shard(std::size_t number) { t_shard = number; }
+
 void request_started(int webhook) {
-  if (WebhookSeries* s = series(webhook)) s->in_flight.fetch_add(1, kRelaxed);
+  if (WebhookSeries* s = series(webhook)) own_shard(*s).in_flight.fetch_add(1, kRelaxed);
 }
 
 void request_finished(int webhook, RequestEnd end, unsigned status, double seconds,
                       const ReviewOutcome& outcome) {
-  WebhookSeries* s = series(webhook);
-  if (s == nullptr) return;
+  WebhookSeries* series_of_webhook = series(webhook);
+  if (series_of_webhook == nullptr) return;
+  RequestCounters* const s = &own_shard(*series_of_webhook);
   s->in_flight.fetch_sub(1, kRelaxed);
   s->requests[code_slot(end, status)].fetch_add(1, kRelaxed);
   std::size_t bucket = 0;
@@ -169,7 +198,8 @@ void render(std::string& out) {
   for (std::size_t i = 0; i < n; ++i) {
     const WebhookSeries& s = registry().webhooks[i];
     for (std::size_t c = 0; c <= kOther; ++c) {
-      const std::uint64_t v = s.requests[c].load(kRelaxed);
+      const std::uint64_t v = sum_shards(
+          s, [c](const RequestCounters& k) -> auto& { return k.requests[c]; });
       if (v == 0 && (c == kOther || kCodes[c] != 200)) continue;
       const std::string code = c == kOther ? "other" : std::to_string(kCodes[c]);
       sample(out, "controller_runtime_webhook_requests_total", "code=\"" + code + "\"," + labels[i],
@@ -184,26 +214,33 @@ void render(std::string& out) {
     const std::string& label = labels[i];
     std::uint64_t cumulative = 0;
     for (std::size_t b = 0; b < kBuckets.size(); ++b) {
-      cumulative += s.buckets[b].load(kRelaxed);
+      cumulative += sum_shards(
+          s, [b](const RequestCounters& k) -> auto& { return k.buckets[b]; });
       std::string le;
       append_number(le, kBuckets[b]);
       sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"" + le + "\"",
              static_cast<double>(cumulative));
     }
-    cumulative += s.buckets[kBuckets.size()].load(kRelaxed);
+    cumulative += sum_shards(
+        s, [](const RequestCounters& k) -> auto& { return k.buckets[kBuckets.size()]; });
     sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"+Inf\"",
            static_cast<double>(cumulative));
     sample(out, "controller_runtime_webhook_latency_seconds_sum", label,
-           static_cast<double>(s.latency_sum_ns.load(kRelaxed)) / 1e9);
+           static_cast<double>(sum_shards(
+               s, [](const RequestCounters& k) -> auto& { return k.latency_sum_ns; })) /
+               1e9);
     sample(out, "controller_runtime_webhook_latency_seconds_count", label,
-           static_cast<double>(s.latency_count.load(kRelaxed)));
+           static_cast<double>(sum_shards(
+               s, [](const RequestCounters& k) -> auto& { return k.latency_count; })));
   }
 
   header(out, "controller_runtime_webhook_requests_in_flight", "gauge",
          "Current number of admission requests being served.");
   for (std::size_t i = 0; i < n; ++i) {
     sample(out, "controller_runtime_webhook_requests_in_flight", labels[i],
-           static_cast<double>(registry().webhooks[i].in_flight.load(kRelaxed)));
+           static_cast<double>(sum_shards(
+               registry().webhooks[i],
+               [](const RequestCounters& k) -> auto& { return k.in_flight; })));
   }
 
   header(out, "karmada_policy_webhook_admission_total", "counter",
@@ -212,7 +249,10 @@ void render(std::string& out) {
     const WebhookSeries& s = registry().webhooks[i];
     for (std::size_t op = 0; op < kOperationCount; ++op) {
       for (int allowed = 1; allowed >= 0; --allowed) {
-        const std::uint64_t v = s.admissions[op][static_cast<std::size_t>(allowed)].load(kRelaxed);
+        const std::uint64_t v = sum_shards(
+            s, [ op, allowed ](const RequestCounters& k) -> auto& {
+              return k.admissions[op][static_cast<std::size_t>(allowed)];
+            });
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_admission_total",
                labels[i] + ",operation=\"" +

@@ -22,8 +22,14 @@ struct WebhookSeriesSpec {
 };
 
 // The webhooks to keep series for, by index (WebhookRoute::index). Set once before serving;
-// each one gets its series, however many there are (without it, none).
-void set_webhooks(std::span<const WebhookSeriesSpec> webhooks);
+// each one gets its series, however many there are (without it, none). `threads`: the event loops
+// that will count requests, each into counters of its own (count_on_shard).
+void set_webhooks(std::span<const WebhookSeriesSpec> webhooks, std::size_t threads = 1);
+// The calling thread counts its requests into counters of its own, number `number` (modulo the
+// `threads` of set_webhooks): event loop n calls it with n before serving, so two loops never
+// write one cache line. A thread that does not call it counts with loop 0 (still exactly: the
+// counters are atomic).
+void count_on_shard(std::size_t number);
 
 // How a request ended: answered, or abandoned (its connection ended before an answer was sent,
 // counted under code "other").

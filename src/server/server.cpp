@@ -55,7 +55,8 @@ std::optional<std::string> open_plain(Loops& loops, ServerState& state, const st
 // Runs a loop until it is stopped. Something that throws outside a review's handler (the
 // handler's own boundary is in handle_http) ends only the connection whose handler it was: the
 // handler and the session it held are gone, and the loop runs on.
-void run_loop(net::io_context& loop) {
+void run_loop(net::io_context& loop, unsigned number) {
+  metrics::count_on_shard(number);
   for (;;) {
     try {
       loop.run();
@@ -158,9 +159,9 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   pool.reserve(threads - 1);
   for (unsigned i = 1; i < threads; ++i) {
     idle_guards.push_back(net::make_work_guard(*loops[i]));
-    pool.emplace_back([&loop = *loops[i]] { run_loop(loop); });
+    pool.emplace_back([&loop = *loops[i], i] { run_loop(loop, i); });
   }
-  run_loop(ioc);
+  run_loop(ioc, 0);
   for (std::thread& t : pool) t.join();
   log::info("stopped");
   return std::nullopt;

@@ -4,6 +4,7 @@
 #include <catch2/catch.hpp>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "admission/review.hpp"
@@ -128,4 +129,54 @@ TEST_CASE("metrics: rule violations by the webhook's own rules, an unlisted one 
       text,
       R"(karmada_policy_webhook_rule_violations_total{webhook="/hook-r",rule="unlisted",action="warn"} 3)"));
   CHECK(text.find("rule=\"T-2\"") == std::string::npos);
+}
+
+TEST_CASE("metrics: each event loop counts into its own shard, and the series are their sums") {
+  std::vector<metrics::WebhookSeriesSpec> specs = {{"/hook-s", {}}};
+  metrics::set_webhooks(specs, 3);
+  // Four threads on three shards (the fourth shares loop 0's), 1 000 requests each.
+  std::vector<std::thread> loops;
+  for (std::size_t n = 0; n < 4; ++n) {
+    loops.emplace_back([n] {
+      metrics::count_on_shard(n);
+      for (int i = 0; i < 1000; ++i) {
+        metrics::request_started(0);
+        metrics::request_finished(0, metrics::RequestEnd::kAnswered, 200, 0.0002 * (n + 1),
+                                  reviewed(kpw::Operation::kUpdate, n % 2 == 0));
+      }
+    });
+  }
+  for (std::thread& t : loops) t.join();
+  // A request started on loop 2's shard and finished on loop 1's: in flight nowhere after it.
+  metrics::count_on_shard(2);
+  metrics::request_started(0);
+  metrics::request_started(0);
+  metrics::count_on_shard(1);
+  metrics::request_finished(0, metrics::RequestEnd::kAnswered, 400, 0.004, kpw::ReviewOutcome{});
+  metrics::count_on_shard(0);
+  std::string text;
+  metrics::render(text);
+  CHECK(has_line(
+      text, R"(controller_runtime_webhook_requests_total{code="200",webhook="/hook-s"} 4000)"));
+  CHECK(has_line(text,
+                 R"(controller_runtime_webhook_requests_total{code="400",webhook="/hook-s"} 1)"));
+  CHECK(has_line(text, R"(controller_runtime_webhook_requests_in_flight{webhook="/hook-s"} 1)"));
+  CHECK(has_line(text,
+                 R"(controller_runtime_webhook_latency_seconds_count{webhook="/hook-s"} 4001)"));
+  // 0.2 ms and 0.6 ms (loops 0 and 2) are at or under 1 ms; 0.4 and 0.8 too; 4 ms is not.
+  CHECK(has_line(
+      text,
+      R"(controller_runtime_webhook_latency_seconds_bucket{webhook="/hook-s",le="0.00025"} 1000)"));
+  CHECK(has_line(
+      text,
+      R"(controller_runtime_webhook_latency_seconds_bucket{webhook="/hook-s",le="0.001"} 4000)"));
+  CHECK(has_line(
+      text,
+      R"(controller_runtime_webhook_latency_seconds_bucket{webhook="/hook-s",le="+Inf"} 4001)"));
+  CHECK(has_line(
+      text,
+      R"(karmada_policy_webhook_admission_total{webhook="/hook-s",operation="UPDATE",allowed="true"} 2000)"));
+  CHECK(has_line(
+      text,
+      R"(karmada_policy_webhook_admission_total{webhook="/hook-s",operation="UPDATE",allowed="false"} 2000)"));
 }
