@@ -90,12 +90,31 @@ thread_local std::size_t t_shard = 0;
 
 RequestCounters& own_shard(WebhookSeries& s) { return s.shards[t_shard % registry().shards]; }
 
-// The sum over the shards of `s` of what `counter` reads in one.
-template <typename Read>
-auto sum_shards(const WebhookSeries& s, Read counter) {
-  decltype(counter(s.shards[0]).load()) total = 0;
-  for (std::size_t i = 0; i < registry().shards; ++i) total += counter(s.shards[i]).load(kRelaxed);
-  return total;
+// A series' RequestCounters summed over its shards, as render reads them.
+struct RequestTotals {
+  std::array<std::uint64_t, kCodes.size() + 1> requests{};
+  std::array<std::uint64_t, kBuckets.size() + 1> buckets{};
+  std::uint64_t latency_count = 0;
+  std::uint64_t latency_sum_ns = 0;
+  std::int64_t in_flight = 0;
+  std::array<std::array<std::uint64_t, 2>, kOperationCount> admissions{};
+};
+
+RequestTotals totals_of(const WebhookSeries& s) {
+  RequestTotals t;
+  for (std::size_t i = 0; i < registry().shards; ++i) {
+    const RequestCounters& k = s.shards[i];
+    for (std::size_t c = 0; c < t.requests.size(); ++c)
+      t.requests[c] += k.requests[c].load(kRelaxed);
+    for (std::size_t b = 0; b < t.buckets.size(); ++b) t.buckets[b] += k.buckets[b].load(kRelaxed);
+    t.latency_count += k.latency_count.load(kRelaxed);
+    t.latency_sum_ns += k.latency_sum_ns.load(kRelaxed);
+    t.in_flight += k.in_flight.load(kRelaxed);
+    for (std::size_t op = 0; op < kOperationCount; ++op) {
+      for (std::size_t a = 0; a < 2; ++a) t.admissions[op][a] += k.admissions[op][a].load(kRelaxed);
+    }
+  }
+  return t;
 }
 
 std::size_t code_slot(RequestEnd end, unsigned status) {
@@ -130,9 +149,9 @@ void request_started(int webhook) {
 
 void request_finished(int webhook, RequestEnd end, unsigned status, double seconds,
                       const ReviewOutcome& outcome) {
-  WebhookSeries* series_of_webhook = series(webhook);
-  if (series_of_webhook == nullptr) return;
-  RequestCounters* const s = &own_shard(*series_of_webhook);
+  WebhookSeries* const w = series(webhook);
+  if (w == nullptr) return;
+  RequestCounters* const s = &own_shard(*w);
   s->in_flight.fetch_sub(1, kRelaxed);
   s->requests[code_slot(end, status)].fetch_add(1, kRelaxed);
   std::size_t bucket = 0;
@@ -192,14 +211,16 @@ long open_connections() { return registry().open_connections.load(kRelaxed); }
 void render(std::string& out) {
   const std::vector<std::string>& labels = registry().webhook_labels;
   const std::size_t n = labels.size();
+  std::vector<RequestTotals> totals;
+  totals.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) totals.push_back(totals_of(registry().webhooks[i]));
 
   header(out, "controller_runtime_webhook_requests_total", "counter",
          "Total number of admission requests by HTTP status code.");
   for (std::size_t i = 0; i < n; ++i) {
-    const WebhookSeries& s = registry().webhooks[i];
+    const RequestTotals& s = totals[i];
     for (std::size_t c = 0; c <= kOther; ++c) {
-      const std::uint64_t v = sum_shards(
-          s, [c](const RequestCounters& k) -> auto& { return k.requests[c]; });
+      const std::uint64_t v = s.requests[c];
       if (v == 0 && (c == kOther || kCodes[c] != 200)) continue;
       const std::string code = c == kOther ? "other" : std::to_string(kCodes[c]);
       sample(out, "controller_runtime_webhook_requests_total", "code=\"" + code + "\"," + labels[i],
@@ -210,49 +231,39 @@ void render(std::string& out) {
   header(out, "controller_runtime_webhook_latency_seconds", "histogram",
          "Histogram of the latency of processing admission requests");
   for (std::size_t i = 0; i < n; ++i) {
-    const WebhookSeries& s = registry().webhooks[i];
+    const RequestTotals& s = totals[i];
     const std::string& label = labels[i];
     std::uint64_t cumulative = 0;
     for (std::size_t b = 0; b < kBuckets.size(); ++b) {
-      cumulative += sum_shards(
-          s, [b](const RequestCounters& k) -> auto& { return k.buckets[b]; });
+      cumulative += s.buckets[b];
       std::string le;
       append_number(le, kBuckets[b]);
       sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"" + le + "\"",
              static_cast<double>(cumulative));
     }
-    cumulative += sum_shards(
-        s, [](const RequestCounters& k) -> auto& { return k.buckets[kBuckets.size()]; });
+    cumulative += s.buckets[kBuckets.size()];
     sample(out, "controller_runtime_webhook_latency_seconds_bucket", label + ",le=\"+Inf\"",
            static_cast<double>(cumulative));
     sample(out, "controller_runtime_webhook_latency_seconds_sum", label,
-           static_cast<double>(sum_shards(
-               s, [](const RequestCounters& k) -> auto& { return k.latency_sum_ns; })) /
-               1e9);
+           static_cast<double>(s.latency_sum_ns) / 1e9);
     sample(out, "controller_runtime_webhook_latency_seconds_count", label,
-           static_cast<double>(sum_shards(
-               s, [](const RequestCounters& k) -> auto& { return k.latency_count; })));
+           static_cast<double>(s.latency_count));
   }
 
   header(out, "controller_runtime_webhook_requests_in_flight", "gauge",
          "Current number of admission requests being served.");
   for (std::size_t i = 0; i < n; ++i) {
     sample(out, "controller_runtime_webhook_requests_in_flight", labels[i],
-           static_cast<double>(sum_shards(
-               registry().webhooks[i],
-               [](const RequestCounters& k) -> auto& { return k.in_flight; })));
+           static_cast<double>(totals[i].in_flight));
   }
 
   header(out, "karmada_policy_webhook_admission_total", "counter",
          "Admission reviews answered, by operation and verdict.");
   for (std::size_t i = 0; i < n; ++i) {
-    const WebhookSeries& s = registry().webhooks[i];
+    const RequestTotals& s = totals[i];
     for (std::size_t op = 0; op < kOperationCount; ++op) {
       for (int allowed = 1; allowed >= 0; --allowed) {
-        const std::uint64_t v = sum_shards(
-            s, [ op, allowed ](const RequestCounters& k) -> auto& {
-              return k.admissions[op][static_cast<std::size_t>(allowed)];
-            });
+        const std::uint64_t v = s.admissions[op][static_cast<std::size_t>(allowed)];
         if (v == 0) continue;
         sample(out, "karmada_policy_webhook_admission_total",
                labels[i] + ",operation=\"" +

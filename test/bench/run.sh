@@ -497,15 +497,17 @@ over_rounds() {
   local r
   for ((r = 1; r <= ROUNDS; r++)); do echo "${_values[$2,$r]:-n/a}"; done
 }
-# ratio_rounds ARRAY A B: ARRAY[A,r] / ARRAY[B,r] for each round, one a line.
+# ratio_rounds ARRAY A B: ARRAY[A,r] / ARRAY[B,r] for each round, one a line (n/a where either
+# is missing).
 ratio_rounds() {
   local -n _values="$1"
   local r
-  for ((r = 1; r <= ROUNDS; r++)); do ratio "${_values[$2,$r]:-0}" "${_values[$3,$r]:-0}"; done
+  for ((r = 1; r <= ROUNDS; r++)); do ratio "${_values[$2,$r]:-n/a}" "${_values[$3,$r]:-n/a}"; done
 }
 # paired_ratio ARRAY A B: the median over rounds of ARRAY[A,r] / ARRAY[B,r], for targets run back
 # to back in each round (the keep-alive phase's paired ones, every new-connection server): each
 # round's ratio compares runs seconds apart, so the box's drift over a round cancels out of it.
+# n/a when A or B was not measured.
 paired_ratio() {
   local m
   m="$(ratio_rounds "$@" | median)"
@@ -795,7 +797,7 @@ run_connrate() {
 
 # The figures of every phase, n/a where a phase is skipped (PHASES).
 declare -A m_rps=() r_rps=() m_p99=() mn_rate=() rn_rate=() open_p99=() open_p999=() rss_kib=() ir_each=()
-declare -A ka_rps=() nc_rate=()
+declare -A ka_rps=() ka_p99=() nc_rate=()
 declare -A cost_cycles=() cost_dumps=()  # user-space cost: est. cycles per request by row label
 stall_ratio=
 stall_own_ratio=
@@ -1581,10 +1583,6 @@ if want load; then
   # answering a constant does here), ran back to back in each round: medians of the rounds' ratios.
   for pair in validating/ceiling mutating/ceiling validating/nginx mutating/nginx ceiling/nginx; do
     a="${pair%/*}" b="${pair#*/}"
-    if [ -z "${m_rps[$b]:-}" ]; then
-      printf "$fmt" "$pair" n/a "" n/a n/a "" "" n/a
-      continue
-    fi
     printf "$fmt" "$pair" "$(paired_ratio ka_rps "$a" "$b")" "" "$(paired_ratio ka_p50 "$a" "$b")" \
       "$(paired_ratio ka_p99 "$a" "$b")" "" "" "$(paired_ratio ka_us "$a" "$b")"
   done
@@ -1614,10 +1612,6 @@ if want load; then
   done
   for pair in real/ceiling real-mut/ceiling real/nginx real-mut/nginx ceiling/nginx; do
     a="${pair%/*}" b="${pair#*/}"
-    if [ -z "${mn_rate[$a]:-}" ] || [ -z "${mn_rate[$b]:-}" ]; then
-      printf "$fmt" "$pair" n/a "" n/a n/a "" "" n/a ""
-      continue
-    fi
     printf "$fmt" "$pair" "$(paired_ratio nc_rate "$a" "$b")" "" "$(paired_ratio nc_p50 "$a" "$b")" \
       "$(paired_ratio nc_p99 "$a" "$b")" "" "" "$(paired_ratio nc_srv "$a" "$b")" ""
   done
@@ -1765,12 +1759,10 @@ ratio_row() {
 }
 # Medians of each round's ratio where the two ran back to back (PP against the ceiling and nginx,
 # every new-connection pair); ratios of the medians for the other kinds.
-pr() { if [ -n "${ka_rps[$2,1]:-}" ] && [ -n "${ka_rps[$3,1]:-}" ]; then paired_ratio "$@"; else echo n/a; fi; }
-pc() { if [ -n "${nc_rate[$2,1]:-}" ] && [ -n "${nc_rate[$3,1]:-}" ]; then paired_ratio "$@"; else echo n/a; fi; }
 ratio_row "validating req/s, keep-alive (wrk -c$CONNECTIONS)" "${m_rps[validating]:-}" \
-  "${m_rps[ceiling]:-}" 0.85 "$(pr ka_rps validating ceiling)"
+  "${m_rps[ceiling]:-}" 0.85 "$(paired_ratio ka_rps validating ceiling)"
 ratio_row "mutating req/s, keep-alive" "${m_rps[mutating]:-}" "${m_rps[ceiling]:-}" 0.70 \
-  "$(pr ka_rps mutating ceiling)"
+  "$(paired_ratio ka_rps mutating ceiling)"
 # The other kinds against the same ceiling and PP's targets (validating 0.85, mutating 0.70); the
 # Work against the ceiling fed the same ~20 KB body (0.85).
 for t in op-validating op-mutating frq-validating mcs-validating mci-validating fhpa-validating \
@@ -1794,11 +1786,11 @@ for t in op-validating op-mutating frq-validating mcs-validating mci-validating 
 done
 # Against nginx answering the ceiling's constant on the same certificate, suites and threads:
 # the issue's target is to serve real reviews as fast as nginx serves a constant.
-r_p99_nginx="$(pr ka_p99 validating nginx)"
+r_p99_nginx="$(paired_ratio ka_p99 validating nginx)"
 ratio_row "PP validating keep-alive / nginx (req/s)" "${m_rps[validating]:-}" "${m_rps[nginx]:-}" 0.95 \
-  "$(pr ka_rps validating nginx)"
+  "$(paired_ratio ka_rps validating nginx)"
 ratio_row "PP mutating keep-alive / nginx (req/s)" "${m_rps[mutating]:-}" "${m_rps[nginx]:-}" 0.95 \
-  "$(pr ka_rps mutating nginx)"
+  "$(paired_ratio ka_rps mutating nginx)"
 printf "$fmt" "p99 validating / nginx p99, keep-alive (µs)" "${m_p99[validating]:-n/a}" \
   "${m_p99[nginx]:-n/a}" "$r_p99_nginx" "<= 1.0x" "$(met "$r_p99_nginx" 1.0 '<=')"
 printf "$fmt" "p99 at $OPEN_RATE req/s, $OPEN_CONNECTIONS conns (µs)" "${open_p99[real]:-n/a}" \
@@ -1812,9 +1804,9 @@ r_new="$(ratio "${mn_rate[real]:-n/a}" "${mn_rate[ceiling]:-n/a}")"
 printf "$fmt" "new TLS connections/s (full handshake)" "$(int "${mn_rate[real]:-n/a}")" \
   "$(int "${mn_rate[ceiling]:-n/a}")" "$r_new" ">= 3000" "$(met "${mn_rate[real]:-n/a}" 3000 '>=')"
 ratio_row "new TLS connections validating / nginx" "${mn_rate[real]:-}" "${mn_rate[nginx]:-}" 0.95 \
-  "$(pc nc_rate real nginx)"
+  "$(paired_ratio nc_rate real nginx)"
 ratio_row "new TLS connections mutating / nginx" "${mn_rate[real-mut]:-}" "${mn_rate[nginx]:-}" 0.95 \
-  "$(pc nc_rate real-mut nginx)"
+  "$(paired_ratio nc_rate real-mut nginx)"
 # The steady companions of the two keep-alive rows against nginx (callgrind's estimate of the
 # user-space cycles per request, lower is better): what a change to the review moves.
 for k in validating mutating; do
