@@ -52,9 +52,11 @@
 #                     mutating, ceiling and nginx back to back first, then the others; both
 #                     orders rotated each round (round r starts with the r-th) so no target
 #                     always runs first (one $WARMUP warm-up per target before round 1). Per
-#                     run: requests/s, p50, p99, errors, and the server's CPU (utime+stime from
+#                     run: requests/s, p50, p99, errors, the server's CPU (utime+stime from
 #                     /proc/PID/stat over the run, all threads; nginx: its workers') per
-#                     request. Reported: the median over rounds (min..max of req/s). Ratios
+#                     request, and wrk's own CPU per request (bash's `time`: the client shares
+#                     the cores, and spends more a request on a server that answers later, see
+#                     docs/performance.md). Reported: the median over rounds (min..max of req/s). Ratios
 #                     among the four run back to back (to the ceiling, to nginx; p99 too) are
 #                     medians of the rounds' ratios: a round lasts minutes and this box's speed
 #                     drifts by ~20 % over that, which cancels out of a ratio of runs seconds
@@ -747,8 +749,12 @@ stop_server() {
 run_wrk() {
   local out="$1" p="$2" path="$3" duration="$4"
   shift 4
-  BODY_FILE="${wrk_body:-$body}" BENCH_PATH="$path" "${client_pin[@]}" wrk -t"$WRK_THREADS" -c"$CONNECTIONS" \
-    -d"$duration" "$@" -s "$lua" "https://127.0.0.1:$p$path" >"$out" 2>&1 || true
+  # wrk's own CPU, user and system seconds, from bash's `time` (appended to the line as
+  # client_user_s and client_sys_s).
+  local TIMEFORMAT='%3U %3S' cpu
+  cpu="$({ time BODY_FILE="${wrk_body:-$body}" BENCH_PATH="$path" "${client_pin[@]}" wrk \
+    -t"$WRK_THREADS" -c"$CONNECTIONS" -d"$duration" "$@" -s "$lua" "https://127.0.0.1:$p$path" \
+    >"$out" 2>&1; } 2>&1 || true)"
   local line
   line="$(grep '^WRK_RESULT' "$out" || true)"
   if [ -z "$line" ]; then
@@ -756,7 +762,12 @@ run_wrk() {
     cat "$out" >&2
     exit 1
   fi
-  echo "$line"
+  echo "$line client_user_s=${cpu% *} client_sys_s=${cpu#* }"
+}
+# client_us LINE: wrk's CPU per request (µs) from a run_wrk line.
+client_us() {
+  awk -v u="$(field "$1" client_user_s)" -v s="$(field "$1" client_sys_s)" \
+    -v n="$(field "$1" requests)" 'BEGIN { if (n > 0) printf "%.1f", (u + s) * 1e6 / n; else print "n/a" }'
 }
 wrk_errors() {  # the errors of a WRK_RESULT line: non-2xx answers and socket errors
   local n=0 k
@@ -902,7 +913,7 @@ if want load; then
   for t in "${targets[@]}"; do
     case " ${paired[*]} " in *" $t "*) ;; *) unpaired+=("$t") ;; esac
   done
-  declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=()
+  declare -A ka_rps=() ka_p50=() ka_p99=() ka_err=() ka_cpu=() ka_us=() ka_client=()
 
   echo "== keep-alive load: $ROUNDS rounds of wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION --latency per target"
   if [ "$warmup" = 0 ]; then
@@ -914,8 +925,8 @@ if want load; then
     done
     echo "   warm-up: $WARMUP per target, done"
   fi
-  fmt='   %-5s %-18s %9s %9s %9s %6s %11s %11s\n'
-  printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request
+  fmt='   %-5s %-18s %9s %9s %9s %6s %11s %11s %11s\n'
+  printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request "client µs"
   for ((r = 1; r <= ROUNDS; r++)); do
     round_order=()
     for ((i = 0; i < ${#paired[@]}; i++)); do round_order+=("${paired[$(((r - 1 + i) % ${#paired[@]}))]}"); done
@@ -935,16 +946,18 @@ if want load; then
       ka_err[$t,$r]="$(wrk_errors "$line")"
       ka_cpu[$t,$r]="$(cpu_percent "$ticks" "$(field "$line" duration_s)")"
       ka_us[$t,$r]="$(cpu_us_each "$ticks" "$(field "$line" requests)")"
+      ka_client[$t,$r]="$(client_us "$line")"
       printf "$fmt" "$r" "$t" "$(int "${ka_rps[$t,$r]}")" "$(ms "${ka_p50[$t,$r]}")" \
-        "$(ms "${ka_p99[$t,$r]}")" "${ka_err[$t,$r]}" "${ka_cpu[$t,$r]}%" "${ka_us[$t,$r]}"
+        "$(ms "${ka_p99[$t,$r]}")" "${ka_err[$t,$r]}" "${ka_cpu[$t,$r]}%" "${ka_us[$t,$r]}" \
+        "${ka_client[$t,$r]}"
     done
   done
   echo "   (server CPU: utime+stime of the server process over the run, as a share of one core, and"
-  echo "    per request — nginx: its workers'; the real server serves every target but ceiling*,"
+  echo "    per request — nginx: its workers'; client µs: wrk's own CPU per request; the real server serves every target but ceiling*,"
   echo "    nginx and up-* (upstream's webhook, the same request as the real server's target of that"
   echo "    name); op-* post an OverridePolicy review, frq-* a FederatedResourceQuota review, work-*"
   echo "    and ceiling-work the ~20 KB Work review, the others their kind's or pp-review.json)"
-  declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() sum_err=()
+  declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() m_client=() sum_err=()
   for t in "${targets[@]}"; do
     m_rps[$t]="$(over_rounds ka_rps "$t" | median)"
     r_rps[$t]="$(over_rounds ka_rps "$t" | spread %.0f)"
@@ -952,6 +965,7 @@ if want load; then
     m_p99[$t]="$(over_rounds ka_p99 "$t" | median)"
     m_cpu[$t]="$(over_rounds ka_cpu "$t" | median)"
     m_us[$t]="$(over_rounds ka_us "$t" | median)"
+    m_client[$t]="$(over_rounds ka_client "$t" | median)"
     sum_err[$t]="$(over_rounds ka_err "$t" | awk '{ n += $1 } END { print n + 0 }')"
     if [ "${sum_err[$t]}" -ne 0 ]; then
       echo "   WARNING: $t had ${sum_err[$t]} errors under keep-alive load (non-2xx or socket errors)"
@@ -1573,25 +1587,26 @@ PY
 if want load; then
   echo "== summary (servers --threads $SERVER_THREADS; medians of $ROUNDS rounds; $placement)"
   echo "  keep-alive: wrk -t$WRK_THREADS -c$CONNECTIONS -d$DURATION per round"
-  fmt='  %-25s %9s %15s %9s %9s %7s %11s %11s\n'
-  printf "$fmt" target req/s "req/s min..max" p50 p99 errors "server CPU" µs/request
+  fmt='  %-25s %9s %15s %9s %9s %7s %11s %11s %10s\n'
+  printf "$fmt" target req/s "req/s min..max" p50 p99 errors "server CPU" µs/request "client µs"
   for t in "${targets[@]}"; do
     printf "$fmt" "$t" "$(int "${m_rps[$t]}")" "${r_rps[$t]}" "$(ms "${m_p50[$t]}")" \
-      "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}"
+      "$(ms "${m_p99[$t]}")" "${sum_err[$t]}" "${m_cpu[$t]}%" "${m_us[$t]}" "${m_client[$t]}"
   done
   # Validating and mutating against the ceiling, and the three against nginx (what a mature server
   # answering a constant does here), ran back to back in each round: medians of the rounds' ratios.
   for pair in validating/ceiling mutating/ceiling validating/nginx mutating/nginx ceiling/nginx; do
     a="${pair%/*}" b="${pair#*/}"
     printf "$fmt" "$pair" "$(paired_ratio ka_rps "$a" "$b")" "" "$(paired_ratio ka_p50 "$a" "$b")" \
-      "$(paired_ratio ka_p99 "$a" "$b")" "" "" "$(paired_ratio ka_us "$a" "$b")"
+      "$(paired_ratio ka_p99 "$a" "$b")" "" "" "$(paired_ratio ka_us "$a" "$b")" \
+      "$(paired_ratio ka_client "$a" "$b")"
   done
   # The other kinds ran elsewhere in the round: ratios of the medians.
   for t in op-validating op-mutating frq-validating mcs-validating \
     mci-validating fhpa-validating fhpa-mutating cfh-validating ric-validating; do
     printf "$fmt" "$t/ceiling" "$(ratio "${m_rps[$t]}" "${m_rps[ceiling]}")" "" \
       "$(ratio "${m_p50[$t]}" "${m_p50[ceiling]}")" "$(ratio "${m_p99[$t]}" "${m_p99[ceiling]}")" "" "" \
-      "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")"
+      "$(ratio "${m_us[$t]}" "${m_us[ceiling]}")" "$(ratio "${m_client[$t]}" "${m_client[ceiling]}")"
   done
   echo "  (validating, mutating, ceiling and nginx ran back to back in each round: their ratios are"
   echo "   medians of the rounds' ratios; the other kinds' are ratios of the medians."
