@@ -49,9 +49,11 @@
 #                     (pp-review.json); upstream's up-<target> for each of the real server's
 #                     twelve targets (one upstream does not allow is left out, with a note:
 #                     its figures would be another review's). Each round runs validating,
-#                     mutating, ceiling and nginx back to back first, then the others; both
-#                     orders rotated each round (round r starts with the r-th) so no target
-#                     always runs first (one $WARMUP warm-up per target before round 1). Per
+#                     mutating, ceiling and nginx first, taking turns in slices of 1 s (a
+#                     DURATION of whole seconds: that many slices each; sums of the slices,
+#                     the median of their p50s and p99s), then the others; both orders rotated
+#                     each round (round r starts with the r-th) so no target always runs first
+#                     (one $WARMUP warm-up per target before round 1). Per
 #                     run: requests/s, p50, p99, errors, the server's CPU (utime+stime from
 #                     /proc/PID/stat over the run, all threads; nginx: its workers') per
 #                     request, and wrk's own CPU per request (bash's `time`: the client shares
@@ -769,10 +771,24 @@ run_wrk() {
   fi
   echo "$line client_user_s=${cpu% *} client_sys_s=${cpu#* }"
 }
-# client_us LINE: wrk's CPU per request (µs) from a run_wrk line.
-client_us() {
-  awk -v u="$(field "$1" client_user_s)" -v s="$(field "$1" client_sys_s)" \
-    -v n="$(field "$1" requests)" 'BEGIN { if (n > 0) printf "%.1f", (u + s) * 1e6 / n; else print "n/a" }'
+# ka_run TARGET RUN DURATION: one keep-alive wrk run of TARGET, added to its sums of the round:
+# ka_n (requests), ka_s (seconds), ka_t (its server's CPU ticks), ka_c (wrk's CPU seconds), ka_e
+# (errors), and its p50 and p99 to the lists ka_p50s and ka_p99s (the round's: the median of its
+# slices).
+ka_run() {
+  local t="$1" s="${t_server[$1]}" ticks line
+  ticks="$(server_ticks "$s")"
+  line="$(wrk_body="${t_body[$t]}" run_wrk "$tmp/keepalive.$t.$2" "${port[$s]}" "${t_path[$t]}" \
+    "$3" --latency)"
+  ticks=$(($(server_ticks "$s") - ticks))
+  ka_n[$t]=$((${ka_n[$t]:-0} + $(field "$line" requests)))
+  ka_s[$t]="$(awk -v a="${ka_s[$t]:-0}" -v b="$(field "$line" duration_s)" 'BEGIN { print a + b }')"
+  ka_t[$t]=$((${ka_t[$t]:-0} + ticks))
+  ka_c[$t]="$(awk -v a="${ka_c[$t]:-0}" -v u="$(field "$line" client_user_s)" \
+    -v s="$(field "$line" client_sys_s)" 'BEGIN { print a + u + s }')"
+  ka_e[$t]=$((${ka_e[$t]:-0} + $(wrk_errors "$line")))
+  ka_p50s[$t]+="$(field "$line" p50_us) "
+  ka_p99s[$t]+="$(field "$line" p99_us) "
 }
 wrk_errors() {  # the errors of a WRK_RESULT line: non-2xx answers and socket errors
   local n=0 k
@@ -930,28 +946,40 @@ if want load; then
     done
     echo "   warm-up: $WARMUP per target, done"
   fi
+  # The paired targets take turns in slices of 1 s (DURATION's seconds of them, when DURATION is
+  # whole seconds): this box's speed moves within seconds too, and a drift over a round's first
+  # ten seconds then falls on all four alike instead of on whichever ran in it.
+  slices=1 slice="$DURATION"
+  if [[ "$DURATION" =~ ^[0-9]+s$ ]] && [ "${DURATION%s}" -gt 1 ]; then
+    slices="${DURATION%s}" slice=1s
+  fi
+  if [ "$slices" -gt 1 ]; then
+    echo "   (${paired[*]}: in $slices slices of $slice each, taking turns; the others: one $DURATION run)"
+  fi
   fmt='   %-5s %-18s %9s %9s %9s %6s %11s %11s %11s\n'
   printf "$fmt" round target req/s p50 p99 errors "server CPU" µs/request "client µs"
   for ((r = 1; r <= ROUNDS; r++)); do
     round_order=()
     for ((i = 0; i < ${#paired[@]}; i++)); do round_order+=("${paired[$(((r - 1 + i) % ${#paired[@]}))]}"); done
-    for ((i = 0; i < ${#unpaired[@]}; i++)); do
-      round_order+=("${unpaired[$(((r - 1 + i) % ${#unpaired[@]}))]}")
+    unset ka_n ka_s ka_t ka_c ka_e ka_p50s ka_p99s
+    declare -A ka_n=() ka_s=() ka_t=() ka_c=() ka_e=() ka_p50s=() ka_p99s=()
+    for ((k = 1; k <= slices; k++)); do
+      for t in "${round_order[@]}"; do ka_run "$t" "$r.$k" "$slice"; done
     done
-    for ((i = 0; i < ${#round_order[@]}; i++)); do
-      t="${round_order[$i]}"
-      s="${t_server[$t]}"
-      ticks="$(server_ticks "$s")"
-      line="$(wrk_body="${t_body[$t]}" run_wrk "$tmp/keepalive.$t.$r" "${port[$s]}" "${t_path[$t]}" \
-        "$DURATION" --latency)"
-      ticks=$(($(server_ticks "$s") - ticks))
-      ka_rps[$t,$r]="$(field "$line" rps)"
-      ka_p50[$t,$r]="$(field "$line" p50_us)"
-      ka_p99[$t,$r]="$(field "$line" p99_us)"
-      ka_err[$t,$r]="$(wrk_errors "$line")"
-      ka_cpu[$t,$r]="$(cpu_percent "$ticks" "$(field "$line" duration_s)")"
-      ka_us[$t,$r]="$(cpu_us_each "$ticks" "$(field "$line" requests)")"
-      ka_client[$t,$r]="$(client_us "$line")"
+    for ((i = 0; i < ${#unpaired[@]}; i++)); do
+      t="${unpaired[$(((r - 1 + i) % ${#unpaired[@]}))]}"
+      round_order+=("$t")
+      ka_run "$t" "$r" "$DURATION"
+    done
+    for t in "${round_order[@]}"; do
+      ka_rps[$t,$r]="$(awk -v n="${ka_n[$t]}" -v s="${ka_s[$t]}" 'BEGIN { printf "%.1f", n / s }')"
+      ka_p50[$t,$r]="$(echo ${ka_p50s[$t]} | tr ' ' '\n' | median)"
+      ka_p99[$t,$r]="$(echo ${ka_p99s[$t]} | tr ' ' '\n' | median)"
+      ka_err[$t,$r]="${ka_e[$t]}"
+      ka_cpu[$t,$r]="$(cpu_percent "${ka_t[$t]}" "${ka_s[$t]}")"
+      ka_us[$t,$r]="$(cpu_us_each "${ka_t[$t]}" "${ka_n[$t]}")"
+      ka_client[$t,$r]="$(awk -v c="${ka_c[$t]}" -v n="${ka_n[$t]}" \
+        'BEGIN { if (n > 0) printf "%.1f", c * 1e6 / n; else print "n/a" }')"
       printf "$fmt" "$r" "$t" "$(int "${ka_rps[$t,$r]}")" "$(ms "${ka_p50[$t,$r]}")" \
         "$(ms "${ka_p99[$t,$r]}")" "${ka_err[$t,$r]}" "${ka_cpu[$t,$r]}%" "${ka_us[$t,$r]}" \
         "${ka_client[$t,$r]}"
