@@ -53,12 +53,12 @@
 #                     DURATION of whole seconds: that many slices each; sums of the slices,
 #                     the median of their p50s and p99s), then the others; both orders rotated
 #                     each round (round r starts with the r-th) so no target always runs first
-#                     (one $WARMUP warm-up per target before round 1). Per
-#                     run: requests/s, p50, p99, errors, the server's CPU (utime+stime from
-#                     /proc/PID/stat over the run, all threads; nginx: its workers') per
-#                     request, and wrk's own CPU per request (bash's `time`: the client shares
-#                     the cores, and spends more a request on a server that answers later, see
-#                     docs/performance.md). Reported: the median over rounds (min..max of req/s). Ratios
+#                     (one $WARMUP warm-up per target before round 1). Per run: requests/s,
+#                     p50, p99, errors, the server's CPU (utime+stime from /proc/PID/stat over
+#                     the run, all threads; nginx: its workers') per request, and wrk's own CPU
+#                     per request (bash's `time`: the client shares the cores, and spends more
+#                     a request on a server that answers later, see docs/performance.md).
+#                     Reported: the median over rounds (min..max of req/s). Ratios
 #                     among the four run back to back (to the ceiling, to nginx; p99 too) are
 #                     medians of the rounds' ratios: a round lasts minutes and this box's speed
 #                     drifts by ~20 % over that, which cancels out of a ratio of runs seconds
@@ -986,9 +986,9 @@ if want load; then
     done
   done
   echo "   (server CPU: utime+stime of the server process over the run, as a share of one core, and"
-  echo "    per request — nginx: its workers'; client µs: wrk's own CPU per request; the real server serves every target but ceiling*,"
-  echo "    nginx and up-* (upstream's webhook, the same request as the real server's target of that"
-  echo "    name); op-* post an OverridePolicy review, frq-* a FederatedResourceQuota review, work-*"
+  echo "    per request — nginx: its workers'; client µs: wrk's own CPU per request; the real server"
+  echo "    serves every target but ceiling*, nginx and up-* (upstream's webhook, the same request as"
+  echo "    the real server's target of that name); op-* post an OverridePolicy review, frq-* a FederatedResourceQuota review, work-*"
   echo "    and ceiling-work the ~20 KB Work review, the others their kind's or pp-review.json)"
   declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() m_client=() sum_err=()
   for t in "${targets[@]}"; do
