@@ -988,8 +988,9 @@ if want load; then
   echo "   (server CPU: utime+stime of the server process over the run, as a share of one core, and"
   echo "    per request — nginx: its workers'; client µs: wrk's own CPU per request; the real server"
   echo "    serves every target but ceiling*, nginx and up-* (upstream's webhook, the same request as"
-  echo "    the real server's target of that name); op-* post an OverridePolicy review, frq-* a FederatedResourceQuota review, work-*"
-  echo "    and ceiling-work the ~20 KB Work review, the others their kind's or pp-review.json)"
+  echo "    the real server's target of that name); op-* post an OverridePolicy review, frq-* a"
+  echo "    FederatedResourceQuota review, work-* and ceiling-work the ~20 KB Work review, the others"
+  echo "    their kind's or pp-review.json)"
   declare -A m_rps=() r_rps=() m_p50=() m_p99=() m_cpu=() m_us=() m_client=() sum_err=()
   for t in "${targets[@]}"; do
     m_rps[$t]="$(over_rounds ka_rps "$t" | median)"
