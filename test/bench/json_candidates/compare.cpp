@@ -141,12 +141,22 @@ int count(const char* who, const char* path, int n) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (const char* impl = std::getenv("SJ_IMPL")) {
-    simdjson::get_active_implementation() = simdjson::get_available_implementations()[impl];
+  if (const char* name = std::getenv("SJ_IMPL")) {
+    // A kernel this CPU (or valgrind, which has no AVX-512) cannot run would fail every parse.
+    const simdjson::implementation* impl = simdjson::get_available_implementations()[name];
+    if (impl == nullptr || !impl->supported_by_runtime_system()) {
+      std::fprintf(stderr, "compare: SJ_IMPL=%s is not a kernel this machine runs\n", name);
+      return 2;
+    }
+    simdjson::get_active_implementation() = impl;
   }
   std::fprintf(stderr, "simdjson kernel: %s\n",
                simdjson::get_active_implementation()->name().c_str());
   if (argc == 5 && std::string_view(argv[1]) == "count") {
+    if (std::string_view(argv[2]) != "ours" && std::string_view(argv[2]) != "simdjson") {
+      std::fprintf(stderr, "compare: count ours|simdjson FILE N\n");
+      return 2;
+    }
     return count(argv[2], argv[3], std::atoi(argv[4]));
   }
   benchmark::Initialize(&argc, argv);
