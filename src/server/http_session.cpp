@@ -175,8 +175,20 @@ void HttpSession<Derived>::on_body(error_code ec) {
   if (parser_) body_.swap(parser_->get().body());
   if (ec) return fail_read(ec);
   if (!large_slot_) {
-    judge();  // inline: a small body costs microseconds, less than a hop to another thread
-    return answer();
+    // On this loop (a small body costs microseconds, less than a hop to another thread), in
+    // batches: the review waits behind the requests of the loop's other ready connections, and
+    // the answer behind the reviews posted before it. Under load the loop reads the requests
+    // that one poll found, then judges them, then writes their answers, each kind of work back
+    // to back while its code and data are in the caches, instead of alternating the transport
+    // and the review per request (docs/performance.md, "Reviews in batches": 6-20 % more
+    // requests a second, less CPU in user space and in the kernel). A wait in the queue is
+    // bounded like the answer's write.
+    derived().expires_after(port_.limits.read_timeout);
+    net::post(derived().stream().get_executor(), [self = derived().shared_from_this()] {
+      self->judge();
+      net::post(self->derived().stream().get_executor(), [self] { self->answer(); });
+    });
+    return;
   }
   // Judged on a review thread (smallest body first); the answer is written back on this
   // connection's loop. No I/O is pending meanwhile: no bound applies until the answer's write.

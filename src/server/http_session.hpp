@@ -1,9 +1,9 @@
 // One connection of any port, plain or TLS, on the model of Boost.Beast's advanced_server_flex:
 // request → answer until either side closes, every wait bounded by a timer. HttpSession<Derived>
 // is the whole cycle (header and body reads with their limits, the large-review slots and their
-// 429 and 413 paths, judging inline or on a review thread, the one-buffer answer, keep-alive,
-// draining); TlsSession and PlainSession give it their stream and what differs (the handshake, the
-// closing). What a request is answered with is the port's (port.hpp).
+// 429 and 413 paths, judging on the loop, in batches, or on a review thread, the one-buffer
+// answer, keep-alive, draining); TlsSession and PlainSession give it their stream and what
+// differs (the handshake, the closing). What a request is answered with is the port's (port.hpp).
 #pragma once
 
 #include <boost/beast/core.hpp>
