@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <cstring>
 
-#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
+#if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
 
@@ -16,34 +16,12 @@ namespace kpw::json_scan {
 // ---- scanning strings for the byte that ends a run of plain ASCII text ----
 // '"', '\\', a control character, or a byte >= 0x80 (the start of a UTF-8 sequence, checked
 // where it is found: outside strings such a byte is a syntax error anyway, so the text needs no
-// separate UTF-8 pass). Sixteen bytes at a time with SSE2 (every x86-64), eight with SWAR
-// elsewhere (or when built with KPW_JSON_SWAR, as `make test-asan` does, so that both are
-// tested). Loads are unaligned and made only while that many bytes are readable, so they never
-// pass the buffer.
-
-#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
-
-inline char* find_special(char* p, const char* limit) {
-  const __m128i quote = _mm_set1_epi8('"');
-  const __m128i backslash = _mm_set1_epi8('\\');
-  while (limit - p >= 16) {
-    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-    // A byte is below 0x20 when the unsigned minimum of it and 0x1F is the byte itself.
-    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
-    const __m128i hit =
-        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
-    if (const int m = _mm_movemask_epi8(hit) | _mm_movemask_epi8(v)) {
-      return p + std::countr_zero(static_cast<unsigned>(m));
-    }
-    p += 16;
-  }
-  for (;; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-  }
-}
-
-#else
+// separate UTF-8 pass). Sixteen bytes at a time with SSE2 (every x86-64), eight with 64-bit words
+// (SWAR) elsewhere or when built with KPW_JSON_SWAR. Both scans are compiled wherever SSE2 is,
+// so every build's unit tests hold them against each other ("json scan: ..." in
+// test/unit/test_json.cpp), under the sanitizers too. Loads are unaligned and made only while that
+// many bytes are readable (before `limit`), so they never pass the buffer; the byte-wise tail
+// stops at the text's NUL.
 
 inline constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
 inline constexpr std::uint64_t kHighBits = 0x8080808080808080ULL;
@@ -59,7 +37,14 @@ constexpr std::uint64_t special_bytes(std::uint64_t w) {
          kHighBits;
 }
 
-inline char* find_special(char* p, const char* limit) {
+inline char* find_special_tail(char* p) {
+  for (;; ++p) {
+    const auto c = static_cast<unsigned char>(*p);
+    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
+  }
+}
+
+inline char* find_special_words(char* p, const char* limit) {
   while (limit - p >= 8) {
     std::uint64_t w;
     std::memcpy(&w, p, 8);
@@ -67,13 +52,36 @@ inline char* find_special(char* p, const char* limit) {
     if (const std::uint64_t m = special_bytes(w)) return p + (std::countr_zero(m) >> 3);
     p += 8;
   }
-  for (;; ++p) {
-    const auto c = static_cast<unsigned char>(*p);
-    if (c == '"' || c == '\\' || c < 0x20 || c >= 0x80) return p;
-  }
+  return find_special_tail(p);
 }
 
+#if defined(__SSE2__)
+inline char* find_special_sse2(char* p, const char* limit) {
+  const __m128i quote = _mm_set1_epi8('"');
+  const __m128i backslash = _mm_set1_epi8('\\');
+  while (limit - p >= 16) {
+    const __m128i v = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
+    // A byte is below 0x20 when the unsigned minimum of it and 0x1F is the byte itself.
+    const __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v);
+    const __m128i hit =
+        _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, quote), _mm_cmpeq_epi8(v, backslash)), control);
+    if (const int m = _mm_movemask_epi8(hit) | _mm_movemask_epi8(v)) {
+      return p + std::countr_zero(static_cast<unsigned>(m));
+    }
+    p += 16;
+  }
+  return find_special_tail(p);
+}
 #endif
+
+// The reader's scan.
+inline char* find_special(char* p, const char* limit) {
+#if defined(__SSE2__) && !defined(KPW_JSON_SWAR)
+  return find_special_sse2(p, limit);
+#else
+  return find_special_words(p, limit);
+#endif
+}
 
 // The length of the UTF-8 sequence starting at `p` (RFC 3629: no overlong form, no surrogate,
 // nothing past U+10FFFF), or 0 when the bytes are not one. Continuation bytes are read one by

@@ -2,11 +2,14 @@
 // Duplicate keys in objects of any size: test_json_keys.cpp.
 #include <catch2/catch.hpp>
 #include <cstdint>
+#include <memory>
+#include <random>
 #include <string>
 #include <string_view>
 
 #include "json/json.hpp"
 #include "json/json_reader.hpp"
+#include "json/json_scan.hpp"
 #include "json_access.hpp"
 
 using kpw::JsonArena;
@@ -249,6 +252,37 @@ TEST_CASE("json reader: every ASCII byte at every position of the scan is judged
         REQUIRE(decoded(p.root()[0]) == expected);
       }
     }
+  }
+}
+
+TEST_CASE("json scan: the SSE2 and the word scan stop at the same byte, reading nothing past the text") {
+  // The reader uses one of them (SSE2 on x86-64; words with KPW_JSON_SWAR or without SSE2): both
+  // are compiled wherever SSE2 is, so every build holds both against the byte-wise rule. Each text
+  // is a buffer of exactly its bytes and the NUL, the reader's limit: under AddressSanitizer
+  // (make test-asan) a load past it is reported.
+  const auto special = [](char c) {
+    const auto b = static_cast<unsigned char>(c);
+    return b == '"' || b == '\\' || b < 0x20 || b >= 0x80;
+  };
+  const char rare[] = {'"', '\\', '\x01', '\x1f', '\x7f', '\x80', '\xc3', '\xff'};
+  std::mt19937 rng(24);
+  for (int round = 0; round < 50000; ++round) {
+    const std::size_t n = rng() % 80;
+    const auto text = std::make_unique<char[]>(n + 1);
+    for (std::size_t i = 0; i < n; ++i) {
+      text[i] = rng() % 24 == 0 ? rare[rng() % sizeof rare] : static_cast<char>('#' + rng() % 57);
+    }
+    text[n] = '\0';
+    char* const from = text.get() + rng() % (n + 1);
+    const char* const limit = text.get() + n + 1;
+    char* expected = from;
+    while (!special(*expected)) ++expected;
+    INFO("length " << n << ", from " << (from - text.get()));
+    REQUIRE(kpw::json_scan::find_special_words(from, limit) == expected);
+#if defined(__SSE2__)
+    REQUIRE(kpw::json_scan::find_special_sse2(from, limit) == expected);
+#endif
+    REQUIRE(kpw::json_scan::find_special(from, limit) == expected);
   }
 }
 
