@@ -30,6 +30,7 @@ import email.parser
 import gzip
 import http.client
 import json
+import mmap
 import os
 import re
 import shutil
@@ -124,6 +125,15 @@ def port_is_listening(port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def sanitized(binary: str) -> bool:
+    """True for a binary built under AddressSanitizer (make test-asan): its allocator keeps freed
+    memory in quarantine on purpose, so RSS says nothing about leaks there (LeakSanitizer does), and
+    it runs several times slower. GCC links the runtime as libasan.so, clang into the binary: both
+    leave the name of its entry point, __asan_init, in the file."""
+    with open(binary, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as m:
+        return m.find(b"__asan_init") >= 0
 
 
 # --- the server -------------------------------------------------------------------------------------

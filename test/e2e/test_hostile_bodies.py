@@ -50,11 +50,6 @@ CONVERSION_GROWTH = 6  # a converted object is at most this many times its size 
 WARNINGS_LIMIT = 4096 + 256
 
 
-def sanitized(pid):
-    with open("/proc/%d/maps" % pid) as f:
-        return "libasan" in f.read()
-
-
 def status_kib(pid, field):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -84,7 +79,7 @@ class Env:
             harness.fixture_path(args.source, PP_PATH, name)))
         self.allowed = load("C01-base-allowed.json")
         self.denied = load("C08-selector-namespace-mismatch.json")
-        self.sanitized = sanitized(server.proc.pid)
+        self.sanitized = harness.sanitized(args.binary)
         self.bound = 6.0 if self.sanitized else 2.0
         self.idle_rss = 0
         self.note = ""

@@ -34,13 +34,6 @@ MAX_CONNECTIONS = 300
 MAX_REQUEST_BYTES = 7 * 1024 * 1024
 
 
-def sanitized(pid):
-    """True when the server runs under AddressSanitizer (make test-asan): its allocator keeps freed
-    memory in quarantine on purpose, so RSS says nothing about leaks there (LeakSanitizer does)."""
-    with open("/proc/%d/maps" % pid) as f:
-        return "libasan" in f.read()
-
-
 def rss_kib(pid, field="VmRSS"):
     with open("/proc/%d/status" % pid) as f:
         for line in f:
@@ -60,7 +53,7 @@ class Env:
         self.c01 = fixture_check.request_body(self.c01_fixture)
         self.c08 = fixture_check.request_body(self.c08_fixture)
         self.idle_rss = 0
-        self.sanitized = sanitized(server.proc.pid)
+        self.sanitized = harness.sanitized(args.binary)
         self.note = ""
 
     def client(self):
