@@ -1,5 +1,7 @@
 #include "admission/feature_gates.hpp"
 
+#include "util/go_text.hpp"
+
 namespace kpw {
 namespace {
 
@@ -9,17 +11,6 @@ std::string_view trim(std::string_view text) {
   const std::size_t first = text.find_first_not_of(kSpaces);
   if (first == std::string_view::npos) return {};
   return text.substr(first, text.find_last_not_of(kSpaces) - first + 1);
-}
-
-// strconv.ParseBool.
-std::optional<bool> parse_go_bool(std::string_view text) {
-  for (const std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
-    if (text == t) return true;
-  }
-  for (const std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
-    if (text == f) return false;
-  }
-  return std::nullopt;
 }
 
 std::optional<std::size_t> gate_index(std::string_view name) {

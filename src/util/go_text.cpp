@@ -107,4 +107,14 @@ void append_go_quoted(std::string& out, std::string_view s) {
   out += '"';
 }
 
+std::optional<bool> parse_go_bool(std::string_view text) {
+  for (const std::string_view t : {"1", "t", "T", "TRUE", "true", "True"}) {
+    if (text == t) return true;
+  }
+  for (const std::string_view f : {"0", "f", "F", "FALSE", "false", "False"}) {
+    if (text == f) return false;
+  }
+  return std::nullopt;
+}
+
 }  // namespace kpw

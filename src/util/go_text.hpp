@@ -1,9 +1,10 @@
 // Go's text forms where upstream's messages print them: strconv.Quote (`%q`, and `%#v` of a
-// string), unicode.IsPrint, and a string's runes as Go's range reads them.
+// string), unicode.IsPrint, and a string's runes as Go's range reads them; strconv.ParseBool.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -28,5 +29,8 @@ void append_hex(std::string& out, std::uint32_t v, int digits, bool upper);
 
 // Go's strconv.Quote (what %q and %#v print for a string).
 void append_go_quoted(std::string& out, std::string_view s);
+
+// Go's strconv.ParseBool: `1 t T TRUE true True` and `0 f F FALSE false False`, nothing else.
+std::optional<bool> parse_go_bool(std::string_view text);
 
 }  // namespace kpw

@@ -1,6 +1,7 @@
 #include "util/go_time.hpp"
 
 #include <cstddef>
+#include <cstdint>
 
 namespace kpw {
 namespace {
@@ -231,6 +232,130 @@ void append_go_rfc3339(std::string& out, const GoTime& t) {
   out += ':';
   append_padded(out, rest % 60, 2);
   out += 'Z';
+}
+
+namespace {
+
+constexpr std::uint64_t kDurationLimit = std::uint64_t{1} << 63;
+
+// Go's time.leadingInt: the leading digits of `s`, consumed; false on overflow.
+bool leading_int(std::string_view& s, std::uint64_t& x) {
+  x = 0;
+  std::size_t i = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (x > kDurationLimit / 10) return false;
+    x = x * 10 + static_cast<std::uint64_t>(s[i] - '0');
+    if (x > kDurationLimit) return false;
+  }
+  s.remove_prefix(i);
+  return true;
+}
+
+// Go's time.leadingFraction: the digits after a '.', consumed; the digits beyond what an int64
+// holds are read and dropped (`scale` counts only those kept).
+void leading_fraction(std::string_view& s, std::uint64_t& x, double& scale) {
+  x = 0;
+  scale = 1;
+  bool overflow = false;
+  std::size_t i = 0;
+  for (; i < s.size() && s[i] >= '0' && s[i] <= '9'; ++i) {
+    if (overflow) continue;
+    if (x > (kDurationLimit - 1) / 10) {
+      overflow = true;
+      continue;
+    }
+    const std::uint64_t y = x * 10 + static_cast<std::uint64_t>(s[i] - '0');
+    if (y > kDurationLimit) {
+      overflow = true;
+      continue;
+    }
+    x = y;
+    scale *= 10;
+  }
+  s.remove_prefix(i);
+}
+
+std::uint64_t duration_unit(std::string_view u) {
+  if (u == "ns") return 1;
+  if (u == "us" || u == "\xC2\xB5s" || u == "\xCE\xBCs") return 1000;  // U+00B5, U+03BC
+  if (u == "ms") return 1000 * 1000;
+  if (u == "s") return 1000 * 1000 * 1000;
+  if (u == "m") return std::uint64_t{60} * 1000 * 1000 * 1000;
+  if (u == "h") return std::uint64_t{3600} * 1000 * 1000 * 1000;
+  return 0;
+}
+
+bool duration_error(std::string& error, std::string_view what, std::string_view text) {
+  error = "time: ";
+  error += what;
+  append_go_time_quote(error, text);
+  return false;
+}
+
+}  // namespace
+
+bool parse_go_duration(std::string_view text, std::int64_t& nanos, std::string& error) {
+  std::string_view s = text;
+  bool negative = false;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+')) {
+    negative = s[0] == '-';
+    s.remove_prefix(1);
+  }
+  if (s == "0") {
+    nanos = 0;
+    return true;
+  }
+  if (s.empty()) return duration_error(error, "invalid duration ", text);
+  std::uint64_t total = 0;
+  while (!s.empty()) {
+    if (!(s[0] == '.' || (s[0] >= '0' && s[0] <= '9'))) {
+      return duration_error(error, "invalid duration ", text);
+    }
+    const std::size_t before = s.size();
+    std::uint64_t whole = 0;
+    if (!leading_int(s, whole)) return duration_error(error, "invalid duration ", text);
+    const bool pre = s.size() != before;
+    std::uint64_t fraction = 0;
+    double scale = 1;
+    bool post = false;
+    if (!s.empty() && s[0] == '.') {
+      s.remove_prefix(1);
+      const std::size_t at = s.size();
+      leading_fraction(s, fraction, scale);
+      post = s.size() != at;
+    }
+    if (!pre && !post) return duration_error(error, "invalid duration ", text);
+    std::size_t i = 0;
+    while (i < s.size() && s[i] != '.' && !(s[i] >= '0' && s[i] <= '9')) ++i;
+    if (i == 0) return duration_error(error, "missing unit in duration ", text);
+    const std::string_view unit_text = s.substr(0, i);
+    s.remove_prefix(i);
+    const std::uint64_t unit = duration_unit(unit_text);
+    if (unit == 0) {
+      error = "time: unknown unit ";
+      append_go_time_quote(error, unit_text);
+      error += " in duration ";
+      append_go_time_quote(error, text);
+      return false;
+    }
+    if (whole > kDurationLimit / unit) return duration_error(error, "invalid duration ", text);
+    whole *= unit;
+    if (fraction > 0) {
+      // As Go: float64 keeps a fraction of an hour exact to the nanosecond.
+      whole += static_cast<std::uint64_t>(static_cast<double>(fraction) *
+                                          (static_cast<double>(unit) / scale));
+      if (whole > kDurationLimit) return duration_error(error, "invalid duration ", text);
+    }
+    total += whole;
+    if (total > kDurationLimit) return duration_error(error, "invalid duration ", text);
+  }
+  if (negative) {
+    nanos = total == kDurationLimit ? INT64_MIN : -static_cast<std::int64_t>(total);
+    return true;
+  }
+  if (total > kDurationLimit - 1) return duration_error(error, "invalid duration ", text);
+  nanos = static_cast<std::int64_t>(total);
+  return true;
 }
 
 }  // namespace kpw

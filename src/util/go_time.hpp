@@ -1,5 +1,6 @@
 // Times as Kubernetes' metav1.Time reads and writes them in JSON: Go's time.Parse(time.RFC3339, s)
-// (its general parser, with its messages), and the UTC RFC 3339 form to the second.
+// (its general parser, with its messages), and the UTC RFC 3339 form to the second; durations as
+// Go's time.ParseDuration reads them (upstream's duration flags).
 #pragma once
 
 #include <cstdint>
@@ -26,5 +27,12 @@ bool parse_go_rfc3339(std::string_view text, GoTime& out, std::string& error);
 // Appends `t` in UTC as Go's RFC 3339 layout writes it (no fraction): `2024-01-02T03:04:05Z`;
 // a year outside 0…9999 as Go writes it (`-0001-12-31T23:00:00Z`, `10000-01-01T00:59:59Z`).
 void append_go_rfc3339(std::string& out, const GoTime& t);
+
+// Reads `text` as Go's time.ParseDuration does: an optional sign, then one or more decimal numbers
+// (a fraction allowed) each with a unit `ns`, `us` (`µs`, `μs`), `ms`, `s`, `m` or `h` (`1h30m`,
+// `1.5s`, `-2m`), or a bare `0`. `nanos` gets the duration; on failure `error` holds Go's message
+// (`time: invalid duration "x"`, `time: missing unit in duration "1"`, `time: unknown unit "d" in
+// duration "1d"`). Durations beyond Go's int64 nanoseconds (about 292 years) are invalid, as there.
+bool parse_go_duration(std::string_view text, std::int64_t& nanos, std::string& error);
 
 }  // namespace kpw
