@@ -24,6 +24,7 @@ import sys
 # From the top down; units on one line know nothing of each other.
 LAYERS = [
     ["src/main.cpp"],
+    ["src/cli"],
     ["src/check"],
     ["src/table"],
     ["src/server", "src/kube"],

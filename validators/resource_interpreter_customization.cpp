@@ -130,15 +130,40 @@ void check_scripts(const JsonValue& customizations, ErrorList& errors) {
   }
 }
 
+// --- RIC-1 from a cache that is not in yet, or silent (docs/operations.md, "Readiness") ---
+
+// Why the API server has not answered, as the cache last saw it, kept short.
+std::string last_failure(const ClusterState& cluster) {
+  constexpr std::size_t kShown = 300;
+  std::string why = cluster.failure();
+  if (why.empty()) return {};
+  if (why.size() > kShown) why = why.substr(0, kShown) + "...";
+  return " (the last request failed: " + why + ")";
+}
+
+std::string ric1_not_listed(const ClusterState& cluster) {
+  return "RIC-1 cannot be judged yet: this webhook has not listed the cluster's "
+         "ResourceInterpreterCustomizations from " +
+         cluster.server() + " since it started" + last_failure(cluster) +
+         "; try again once it has (the other webhooks of this server are not affected)";
+}
+
+std::string ric1_stale(const ClusterState& cluster) {
+  const double silent = cluster.seconds_since_heard();
+  return "RIC-1 judged from a cache that has heard nothing from " + cluster.server() + " for " +
+         std::to_string(static_cast<long long>(silent)) + "s" + last_failure(cluster) +
+         "; a ResourceInterpreterCustomization changed since then was not seen";
+}
+
 }  // namespace
 
 void validate_resource_interpreter_customization(const AdmissionRequest& request,
                                                  AdmissionResult& result) {
-  // RIC-1 not judged: said whatever the verdict.
   const ClusterState* cluster = request.settings->cluster;
   const bool synced = cluster != nullptr && cluster->status() == ClusterState::Status::kSynced;
+  // RIC-1 judged from a cache that may miss changes: said whatever the verdict.
   if (cluster == nullptr) result.warnings.add(kRIC1NotChecked);
-  if (cluster != nullptr && !synced) result.warnings.add(kRIC1NotSynced);
+  if (synced && !cluster->fresh()) result.warnings.add(ric1_stale(*cluster));
   ErrorList& errors = result.errors;
   const JsonValue* object = request.object;
   if (!schema::check_root_field(kS1, kSpec, object, errors)) return;
@@ -154,6 +179,10 @@ void validate_resource_interpreter_customization(const AdmissionRequest& request
     if (errors.size() != before) return;  // upstream stops at RIC-1's conflict
   }
   check_scripts(*customizations, errors);
+  // Not listed yet: what else the object breaks is said first; otherwise RIC-1 cannot be judged.
+  if (cluster != nullptr && !synced && errors.empty()) {
+    result.refuse(kRIC1NotListedCode, ric1_not_listed(*cluster));
+  }
 }
 
 }  // namespace kpw

@@ -36,14 +36,13 @@ inline constexpr std::array<Rule, 3> kResourceInterpreterCustomizationRules = {k
 }  // namespace rules
 
 // The warning a review carries when RIC-1 could not be judged (docs/compatibility.md, "RIC-1"):
-// no API server configured (`review`, `check`, --cluster-state=off), or the cache's first list
-// not in yet.
+// no API server configured (`review`, `check`, --cluster-state=off).
 inline constexpr std::string_view kRIC1NotChecked =
     "RIC-1 not checked: this webhook reads no API server, so conflicts with the cluster's other "
     "ResourceInterpreterCustomizations were not checked";
-inline constexpr std::string_view kRIC1NotSynced =
-    "RIC-1 not checked: the cache of the cluster's ResourceInterpreterCustomizations has not "
-    "listed them yet, so conflicts were not checked";
+// The code of the refusal of a review that RIC-1 cannot judge yet: the cache has not listed the
+// cluster's customizations (docs/operations.md, "Readiness"). The request may be sent again.
+inline constexpr unsigned kRIC1NotListedCode = 503;
 
 void validate_resource_interpreter_customization(const AdmissionRequest& request,
                                                  AdmissionResult& result);

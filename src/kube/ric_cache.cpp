@@ -79,13 +79,6 @@ void RicCache::stop() {
   if (thread_.joinable()) thread_.join();
 }
 
-bool RicCache::ready() const {
-  if (!synced_.load(std::memory_order_acquire)) return false;
-  if (options_.stale_after.count() == 0) return true;
-  const double silent = seconds_since(heard_ns_.load(std::memory_order_relaxed));
-  return silent >= 0 && silent * 1000 <= static_cast<double>(options_.stale_after.count());
-}
-
 void RicCache::run() {
   milliseconds backoff = options_.backoff_initial;
   const auto back_off = [&] {
@@ -162,7 +155,7 @@ bool RicCache::list() {
             {{"objects", std::to_string(items_.size())},
              {"resourceVersion", resource_version_},
              {"ms", std::to_string(ms)}});
-  last_failure_.clear();
+  clear_failure();
   return true;
 }
 
@@ -243,7 +236,7 @@ RicCache::WatchEnd RicCache::watch() {
   }
   if (response.status == 200 && response.error.empty() && broken.empty()) {
     heard();
-    last_failure_.clear();
+    clear_failure();
     return WatchEnd::kResume;  // the server ended it (timeoutSeconds)
   }
   if (response.status == 410) {
@@ -279,7 +272,13 @@ void RicCache::publish() {
   dirty_ = false;
 }
 
-void RicCache::heard() { heard_ns_.store(now_ns(), std::memory_order_relaxed); }
+void RicCache::heard() { state_.heard(); }
+
+void RicCache::clear_failure() {
+  if (last_failure_.empty()) return;
+  last_failure_.clear();
+  state_.set_failure({});
+}
 
 void RicCache::count_error(unsigned status) {
   std::size_t slot = kErrorCodes.size();
@@ -295,6 +294,7 @@ void RicCache::log_failure(std::string_view what, const Response& response) {
   std::string text = status_text(response);
   if (text == last_failure_) return;
   last_failure_ = text;
+  state_.set_failure(text);
   std::string hint;
   if (response.status == 401) {
     hint = "the API server rejects the credentials (" + client_->config().source + ")";
@@ -319,7 +319,7 @@ CacheStats RicCache::stats() const {
   s.lists = lists_.load(std::memory_order_relaxed);
   s.list_restarts = list_restarts_.load(std::memory_order_relaxed);
   s.watch_restarts = watch_restarts_.load(std::memory_order_relaxed);
-  s.seconds_since_heard = seconds_since(heard_ns_.load(std::memory_order_relaxed));
+  s.seconds_since_heard = state_.seconds_since_heard();
   s.seconds_since_event = seconds_since(event_ns_.load(std::memory_order_relaxed));
   for (std::size_t i = 0; i < api_errors_.size(); ++i) {
     s.api_errors[i] = api_errors_[i].load(std::memory_order_relaxed);
@@ -339,8 +339,9 @@ void RicCache::render_metrics(std::string& out) const {
                  "1 once the first list of resourceinterpretercustomizations is in (RIC-1).",
                  s.synced ? 1.0 : 0.0},
           Single{"karmada_policy_webhook_cluster_state_ready", "gauge",
-                 "1 while synced and heard from the API server within the staleness limit.",
-                 ready() ? 1.0 : 0.0},
+                 "1 while synced and heard from the API server within "
+                 "--cluster-state-stale-after (reviews judged otherwise say so).",
+                 state_.fresh() ? 1.0 : 0.0},
           Single{"karmada_policy_webhook_cluster_state_objects", "gauge",
                  "ResourceInterpreterCustomizations in the cache.", static_cast<double>(s.objects)},
           Single{"karmada_policy_webhook_cluster_state_lists_total", "counter",

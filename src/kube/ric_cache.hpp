@@ -21,9 +21,6 @@
 namespace kpw::kube {
 
 struct CacheOptions {
-  // /readyz fails when nothing was heard from the API server for longer (0: never for silence).
-  // A healthy watch hears at least its bookmarks and its restart every watch_timeout.
-  std::chrono::milliseconds stale_after{300'000};
   std::size_t page_size = 500;  // LIST ?limit=
   // A watch asks the server to end it after a time drawn in [watch_timeout/2, watch_timeout]
   // (client-go draws in [5, 10] minutes), then resumes; a watch silent for watch_timeout plus
@@ -60,8 +57,6 @@ class RicCache {
 
   void start();
   void stop();
-  // Listed once, and heard from within stale_after. Any thread, never blocks.
-  bool ready() const;
   CacheStats stats() const;
   // The Prometheus text of stats() (server/metrics appends it to /metrics).
   void render_metrics(std::string& out) const;
@@ -76,6 +71,7 @@ class RicCache {
   void heard();
   void count_error(unsigned status);
   void log_failure(std::string_view what, const Response& response);
+  void clear_failure();
 
   std::unique_ptr<ApiClient> client_;
   ClusterState& state_;
@@ -91,7 +87,7 @@ class RicCache {
   std::atomic<bool> synced_{false};
   std::atomic<std::size_t> objects_{0};
   std::atomic<std::uint64_t> lists_{0}, list_restarts_{0}, watch_restarts_{0};
-  std::atomic<std::int64_t> heard_ns_{0}, event_ns_{0};  // steady clock; 0: never
+  std::atomic<std::int64_t> event_ns_{0};  // steady clock; 0: never (heard: in state_)
   std::array<std::atomic<std::uint64_t>, kErrorCodes.size() + 1> api_errors_{};
 };
 

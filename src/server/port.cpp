@@ -32,8 +32,9 @@ std::string_view origin_form(std::string_view target) {
 }
 
 KnownPath known_path(std::string_view path) {
-  if (path == "/healthz") return KnownPath::kHealthz;
-  if (path == "/readyz") return KnownPath::kReadyz;
+  // With a trailing slash too: upstream's server answers /readyz/ (its /readyz redirects there).
+  if (path == "/healthz" || path == "/healthz/") return KnownPath::kHealthz;
+  if (path == "/readyz" || path == "/readyz/") return KnownPath::kReadyz;
   if (path == "/metrics") return KnownPath::kMetrics;
   return KnownPath::kOther;
 }
@@ -116,9 +117,7 @@ Target find_target(const Port& port, std::string_view request_target) {
 }
 
 void answer_probe(KnownPath probe, const ServerState& state, HttpAnswer& answer) {
-  answer.probe(probe == KnownPath::kHealthz ||
-               (state.ready && !state.stopping &&
-                (!state.options.ready_gate || state.options.ready_gate())));
+  answer.probe(probe == KnownPath::kHealthz || (state.ready && !state.stopping));
 }
 
 }  // namespace kpw

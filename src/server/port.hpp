@@ -60,7 +60,8 @@ struct Port {
 };
 
 // The HTTPS port: reviews (handle_http, through the server's RequestFn), and GET /healthz and
-// /readyz, as upstream's deployments probe there.
+// /readyz (and /readyz/, /healthz/: upstream's answers there), as Karmada's installers probe
+// https://:8443/readyz.
 Port review_port(const ServerOptions& options);
 // --health-probe-bind-address: GET /healthz and /readyz.
 Port probe_port(const ServerOptions& options);
@@ -71,7 +72,8 @@ Port metrics_port(const ServerOptions& options);
 Target find_target(const Port& port, std::string_view request_target);
 
 // The probes, answered alike on every port: /healthz while the process runs, /readyz until
-// draining begins.
+// draining begins. Readiness says whether this process can answer reviews, nothing else: it never
+// depends on the API server (docs/operations.md, "Readiness").
 void answer_probe(KnownPath probe, const ServerState& state, HttpAnswer& answer);
 
 }  // namespace kpw

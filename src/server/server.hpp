@@ -50,9 +50,6 @@ struct ServerOptions {
   std::chrono::milliseconds shutdown_grace{30'000};
   // How often the certificate files are checked for a change (Secret volumes swap a symlink).
   std::chrono::milliseconds cert_check_interval{5'000};
-  // /readyz is also false while this says so (the watch cache: not listed yet, or silent too
-  // long). Called from the I/O threads: it must not block.
-  std::function<bool()> ready_gate;
   // Called once, on the main thread, when every listener is up (after the "serving" line): what
   // should start only with a server that will serve (the watch cache).
   std::function<void()> on_serving;

@@ -16,9 +16,13 @@ from etcd, so a compacted resourceVersion is 410 Gone and a resumed watch goes o
   down is answered from the cache;
 - a resourceVersion compacted away while the watch was cut (etcd compacted through its HTTP
   gateway): 410 Gone, a new list, no object lost or kept;
-- credentials rejected (401: a wrong token; 403: a user without the ClusterRole): not ready, one
-  clear log line, ready again once the token file holds the right token or the ClusterRole of
-  manifests/ is bound;
+- readiness never depends on the API server (docs/operations.md, "Readiness"): a server started
+  while the API server is unreachable is ready at once and refuses a RIC review (code 503) naming
+  the API server and why, as kubectl shows it; a cache that has heard nothing for
+  --cluster-state-stale-after judges from what it has and says so in a warning;
+- credentials rejected (401: a wrong token; 403: a user without the ClusterRole): ready, one clear
+  log line, RIC reviews refused naming the cause; judged once the token file holds the right token
+  or the ClusterRole of manifests/ is bound;
 - no API server configured: the server starts, says once that RIC-1 is off, and every RIC review
   warns;
 - 10 000 RICs: the first list's time and the server's RSS, printed.
@@ -166,6 +170,20 @@ def ready(server) -> bool:
     return http_get(server.probe_port, "/readyz")[0] == 200
 
 
+def synced(server) -> bool:
+    """The cache has listed once (its gauge); readiness says nothing of it."""
+    return gauge(server, "synced") == 1
+
+
+def not_listed_refusal(server, obj):
+    """The refusal of a RIC review before the first list (code 503 and its message), or None."""
+    response = review(server, obj)
+    status = response.get("status", {})
+    if response["allowed"] or status.get("code") != 503:
+        return None
+    return status.get("message", "")
+
+
 def gauge(server, name):
     samples = harness.scrape_metrics(server.metrics_port)
     return harness.metric_sum(samples, "karmada_policy_webhook_cluster_state_" + name)
@@ -210,7 +228,7 @@ def delete_all(api):
 def test_cache_sees_changes_within_a_second(api, env):
     """From kubectl's return (the write is stored) until our server's index holds the change."""
     server = env.server
-    wait_for("/readyz", lambda: ready(server))
+    wait_for("the first list", lambda: synced(server))
     base = gauge(server, "objects")
     api.kubectl("create", "-f", "-", input=ric("seen-a"))
     created = wait_for("the creation", lambda: gauge(server, "objects") == base + 1)
@@ -229,7 +247,7 @@ def test_cache_sees_changes_within_a_second(api, env):
 
 def test_conflict_refused_through_kubectl(api, env):
     server = env.server
-    wait_for("/readyz", lambda: ready(server))
+    wait_for("the first list", lambda: synced(server))
     api.kubectl("create", "-f", "-", input=ric("first"))
     wait_for("first in the cache", lambda: denied_by_conflict(server, ric("x"), "first"))
     proc = api.kubectl("create", "-f", "-", input=ric("second"), check=False)
@@ -255,7 +273,7 @@ def test_apiserver_restarted_cache_resumes(api, env):
     relay cut from before the stop until after the create): the watch resumes from its
     resourceVersion, without a new list, and brings the change."""
     server, relay = env.server, env.relay
-    wait_for("/readyz", lambda: ready(server))
+    wait_for("the first list", lambda: synced(server))
     api.kubectl("create", "-f", "-", input=ric("before-restart"))
     wait_for("before-restart", lambda: denied_by_conflict(server, ric("x"), "before-restart"))
     lists0, restarts0 = gauge(server, "lists_total"), gauge(server, "watch_restarts_total")
@@ -297,7 +315,7 @@ def etcd_call(api, path, body):
 def test_compacted_resource_version_relists(api, env):
     server, relay = env.server, env.relay
     try:
-        wait_for("/readyz", lambda: ready(server))
+        wait_for("the first list", lambda: synced(server))
         api.kubectl("create", "-f", "-", input=ric("kept"))
         api.kubectl("create", "-f", "-", input=ric("removed", kind="Job", api_version="batch/v1"))
         wait_for("both", lambda: denied_by_conflict(
@@ -336,6 +354,55 @@ def test_compacted_resource_version_relists(api, env):
         relay.restore()
 
 
+def test_unreachable_apiserver_ready_refused_then_judged(api, env):
+    """Readiness never waits for the API server: started while it is unreachable (the relay cut),
+    the server is ready at once; a RIC review is refused with code 503 naming the API server and
+    the failure, through kubectl too; the other paths answer as always. Once the API server is
+    reachable the review is judged. Then silent past --cluster-state-stale-after: still ready,
+    judged from the cache, with a warning saying how long it has been."""
+    relay = Relay(api.port)
+    relay.cut()
+    config = kubeconfig(os.path.join(env.dir, "cut.kubeconfig"), relay.port, api.ca,
+                        token=kube.TOKEN)
+    server = webhook(env.args, env.certs, "--kubeconfig", config, "--cluster-state-stale-after",
+                     "2s").start()
+    try:
+        check(ready(server), "not ready while the API server is unreachable")
+        message = not_listed_refusal(server, ric("early"))
+        check(message and message.startswith("RIC-1 cannot be judged yet: this webhook has not "
+                                              "listed the cluster's "
+                                              "ResourceInterpreterCustomizations from "
+                                              "https://127.0.0.1:%d" % relay.port),
+              "the review before the first list: %s", review(server, ric("early")))
+        print("  unreachable: ready; a RIC review refused: %s" % message, flush=True)
+        api.register(server, crds=False)
+        try:
+            proc = api.kubectl("create", "-f", "-", input=ric("early"), check=False)
+            check(proc.returncode != 0 and ('admission webhook "%s" denied the request: RIC-1 '
+                                            "cannot be judged yet" % ENTRY) in proc.stderr,
+                  "kubectl: %s", proc.stderr)
+            print("  kubectl: %s" % proc.stderr.strip(), flush=True)
+        finally:
+            api.unregister()
+        relay.restore()
+        took = wait_for("the first list once reachable", lambda: synced(server))
+        response = review(server, ric("early"))
+        check(response["allowed"] and not response.get("warnings"),
+              "judged once listed: %s", response)
+        print("  reachable: listed %.2f s after the relay came back; the review judged" % took,
+              flush=True)
+        relay.cut()
+        wait_for("stale", lambda: gauge(server, "ready") == 0, timeout=60)
+        check(ready(server), "not ready with a silent API server")
+        warnings = review(server, ric("late")).get("warnings", [])
+        check(any(w.startswith("RIC-1 judged from a cache that has heard nothing from https://")
+                  for w in warnings), "no staleness warning: %s", warnings)
+        print("  silent: ready; judged with the warning %r" % warnings, flush=True)
+    finally:
+        relay.restore()
+        server.stop()
+
+
 def test_credentials_rejected_then_fixed(api, env):
     token_file = os.path.join(env.dir, "token")
     with open(token_file, "w") as f:
@@ -344,14 +411,18 @@ def test_credentials_rejected_then_fixed(api, env):
                         token_file=token_file)
     with webhook(env.args, env.certs, "--kubeconfig", config) as server:
         wait_for("the 401 log line", lambda: "rejects the credentials" in server.stderr())
-        check(not ready(server), "ready with a rejected token")
+        check(ready(server), "not ready with a rejected token")
+        message = not_listed_refusal(server, ric("401"))
+        check(message and "HTTP 401" in message, "the refusal does not say 401: %s", message)
         check(harness.metric_sum(harness.scrape_metrics(server.metrics_port),
                                  "karmada_policy_webhook_cluster_state_api_errors_total",
                                  code="401") >= 1, "no 401 counted")
         with open(token_file, "w") as f:
             f.write(kube.TOKEN + "\n")
-        took = wait_for("ready after the token was fixed", lambda: ready(server), timeout=90)
-        print("  401: not ready; ready %.1f s after the token file was fixed" % took, flush=True)
+        took = wait_for("listed after the token was fixed", lambda: synced(server), timeout=90)
+        check(review(server, ric("401"))["allowed"], "not judged once listed")
+        print("  401: ready, RIC reviews refused (%s); listed %.1f s after the token file was "
+              "fixed" % (message, took), flush=True)
         lines = [l for l in server.stderr().splitlines() if "rejects the credentials" in l]
         check(len(lines) == 1, "the 401 was logged %d times (once expected)", len(lines))
 
@@ -359,7 +430,9 @@ def test_credentials_rejected_then_fixed(api, env):
                         token=kube.READER_TOKEN)
     with webhook(env.args, env.certs, "--kubeconfig", config) as server:
         wait_for("the 403 log line", lambda: "may not list and watch" in server.stderr())
-        check(not ready(server), "ready while forbidden")
+        check(ready(server), "not ready while forbidden")
+        message = not_listed_refusal(server, ric("403"))
+        check(message and "HTTP 403" in message, "the refusal does not say 403: %s", message)
         # The ClusterRole of manifests/, bound to this user, is all it takes.
         role = api.kubectl("kustomize", os.path.join(env.args.source, "manifests", "base")).stdout
         docs = [d for d in role.split("\n---\n") if re.search(r"^kind: ClusterRole$", d, re.M)]
@@ -370,9 +443,10 @@ def test_credentials_rejected_then_fixed(api, env):
         api.kubectl("create", "clusterrolebinding", "e2e-reader", "--clusterrole", name,
                     "--user", kube.READER_USER)
         try:
-            took = wait_for("ready once the ClusterRole is bound", lambda: ready(server), timeout=90)
-            print("  403: not ready; ready %.1f s after the ClusterRole was bound" % took,
-                  flush=True)
+            took = wait_for("listed once the ClusterRole is bound", lambda: synced(server),
+                            timeout=90)
+            print("  403: ready, RIC reviews refused; listed %.1f s after the ClusterRole was "
+                  "bound" % took, flush=True)
         finally:
             api.kubectl("delete", "clusterrolebinding", "e2e-reader")
 
@@ -413,7 +487,7 @@ def test_many_rics_list_time_and_rss(api, env):
                         token=kube.TOKEN)
     with webhook(env.args, env.certs, "--kubeconfig", config) as server:
         t1 = time.monotonic()
-        wait_for("ready with %d RICs" % MANY, lambda: ready(server), timeout=120, every=0.05)
+        wait_for("listed %d RICs" % MANY, lambda: synced(server), timeout=120, every=0.05)
         listed = time.monotonic() - t1
         check(gauge(server, "objects") == MANY, "objects %s, not %d", gauge(server, "objects"), MANY)
         status = open("/proc/%d/status" % server.proc.pid).read()
@@ -423,7 +497,7 @@ def test_many_rics_list_time_and_rss(api, env):
         api.kubectl("create", "-f", "-", input=ric("many-extra", kind="Kind00007"))
         extra = wait_for("the extra", lambda: gauge(server, "objects") == MANY + 1)
         check(extra <= SEEN_WITHIN, "a change among %d seen after %.2f s", MANY, extra)
-        print("  %d RICs: created in %.1f s; from start to ready (the first list) %.2f s; RSS %s "
+        print("  %d RICs: created in %.1f s; from start to the first list %.2f s; RSS %s "
               "(peak %s); a change seen %.3f s after kubectl returned"
               % (MANY, made, listed, rss["VmRSS"], rss["VmHWM"], extra), flush=True)
 
@@ -453,7 +527,8 @@ def run(args, api):
             api.unregister()
         if env.server.alive():
             env.server.stop()
-        status |= harness.run_tests([test_credentials_rejected_then_fixed,
+        status |= harness.run_tests([test_unreachable_apiserver_ready_refused_then_judged,
+                                     test_credentials_rejected_then_fixed,
                                      test_no_apiserver_configured,
                                      test_many_rics_list_time_and_rss], api, env)
     finally:

@@ -25,9 +25,10 @@ namespace kpw::test {
 struct Verdict {
   std::vector<FieldError> errors;  // de-duplicated, in order
   std::vector<std::string> warnings;
-  std::string message;
+  std::string message;  // the errors' message, or a refusal's
+  unsigned code = 0;    // AdmissionResult::refuse: a request the handler cannot judge (0: none)
 
-  bool allowed() const { return errors.empty(); }
+  bool allowed() const { return errors.empty() && code == 0; }
   // The reported field paths, in order ("spec.priority", ...).
   std::vector<std::string> fields() const {
     std::vector<std::string> out;
@@ -93,6 +94,10 @@ inline Verdict run(Handler handler, std::string_view object, const Call& call = 
   v.errors = result.errors.errors();
   v.warnings = result.warnings.all();
   v.message = result.errors.empty() ? std::string() : result.errors.message();
+  if (result.refused_code != 0) {
+    v.code = result.refused_code;
+    v.message = result.refused_message;
+  }
   return v;
 }
 

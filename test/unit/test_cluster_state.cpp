@@ -1,6 +1,7 @@
 // RIC-1 against a published ClusterState (admission/cluster_state.hpp), and the state itself:
 // readers see each publish, on any thread.
 #include <catch2/catch.hpp>
+#include <chrono>
 #include <memory>
 #include <string>
 #include <thread>
@@ -39,6 +40,7 @@ std::unique_ptr<ClusterState> published(std::vector<RicEntry> entries) {
   index->by_target[key] = std::move(entries);
   auto state = std::make_unique<ClusterState>();
   state->publish(std::move(index));
+  state->heard();  // a list that came in
   return state;
 }
 
@@ -95,16 +97,77 @@ TEST_CASE("RIC-1 a conflict stops there: RIC-2 is not reached, as upstream") {
   CHECK(v.errors[0].rule == kpw::rules::kRIC1);
 }
 
-TEST_CASE("RIC-1 not judged: no API server, or the first list not in, warns whatever the verdict") {
+TEST_CASE("RIC-1 not judged: no API server configured warns whatever the verdict") {
   const auto none = judge(nullptr, ric("b", "Deployment", kRetainScript));
   CHECK(none.allowed());
   REQUIRE(none.warnings.size() == 1);
   CHECK(none.warnings[0] == kpw::kRIC1NotChecked);
-  const ClusterState syncing;
-  const auto early = judge(&syncing, ric("b", "Deployment", R"({"retention":{"luaScript":"&"}})"));
+}
+
+TEST_CASE("RIC-1 before the first list: refused, naming the API server and its last failure") {
+  // Readiness never waits for the cache (docs/operations.md, "Readiness"): the review that
+  // needs it is refused instead, with the cause, and may be sent again.
+  ClusterState syncing("https://karmada-apiserver.karmada-system.svc:5443");
+  syncing.set_failure("HTTP 403 Forbidden: nope");
+  const auto early = judge(&syncing, ric("b", "Deployment", kRetainScript));
   CHECK_FALSE(early.allowed());
-  REQUIRE(early.warnings.size() == 1);
-  CHECK(early.warnings[0] == kpw::kRIC1NotSynced);
+  CHECK(early.code == kpw::kRIC1NotListedCode);
+  CHECK(early.message.find("RIC-1 cannot be judged yet: this webhook has not listed the "
+                           "cluster's ResourceInterpreterCustomizations from "
+                           "https://karmada-apiserver.karmada-system.svc:5443") == 0);
+  CHECK(early.message.find("(the last request failed: HTTP 403 Forbidden: nope)") !=
+        std::string::npos);
+  // What else the object breaks is said first, as field errors.
+  const auto invalid =
+      judge(&syncing, ric("b", "Deployment", R"({"retention":{"luaScript":"&"}})"));
+  CHECK_FALSE(invalid.allowed());
+  REQUIRE(invalid.errors.size() == 1);
+  CHECK(invalid.errors[0].rule == kpw::rules::kRIC2);
+}
+
+TEST_CASE("RIC-1 from a silent cache: judged, with a warning saying how long it has been") {
+  // stale_after 1 ms, nothing heard since the publish: stale.
+  ClusterState state("https://api:6443", std::chrono::milliseconds(1));
+  auto index = std::make_shared<RicIndex>();
+  std::string key;
+  kpw::ric_target_key("apps/v1", "Deployment", key);
+  index->by_target[key] = {{"a", kRetain}};
+  state.publish(std::move(index));
+  state.heard();
+  std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  CHECK_FALSE(state.fresh());
+  const auto v = judge(&state, ric("b", "Deployment", kRetainScript));
+  REQUIRE(v.errors.size() == 1);
+  CHECK(v.errors[0].rule == kpw::rules::kRIC1);
+  REQUIRE(v.warnings.size() == 1);
+  CHECK(v.warnings[0].find("RIC-1 judged from a cache that has heard nothing from "
+                           "https://api:6443 for 0s") == 0);
+  // Heard from again: fresh, no warning.
+  ClusterState fresh("https://api:6443", std::chrono::minutes(5));
+  fresh.publish(std::make_shared<RicIndex>());
+  fresh.heard();
+  CHECK(fresh.fresh());
+  CHECK(judge(&fresh, ric("b", "Deployment", kRetainScript)).warnings.empty());
+}
+
+TEST_CASE("cluster state: a state built where a destroyed one was is read afresh") {
+  // A thread remembers the last index it read by state and generation: a new state at the same
+  // address once showed the old state's index.
+  for (int round = 0; round < 20; ++round) {
+    auto first = std::make_unique<ClusterState>();
+    auto index = std::make_shared<RicIndex>();
+    index->objects = 1;
+    first->publish(std::move(index));
+    REQUIRE(first->ric_index()->objects == 1);
+    const void* where = first.get();
+    first.reset();
+    auto second = std::make_unique<ClusterState>();
+    auto other = std::make_shared<RicIndex>();
+    other->objects = 2;
+    second->publish(std::move(other));
+    INFO("same address: " << (where == second.get()));
+    CHECK(second->ric_index()->objects == 2);
+  }
 }
 
 TEST_CASE("cluster state: every thread reads the latest publish") {
