@@ -11,7 +11,8 @@ DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-d
 	libcli11-dev libyaml-cpp-dev liblua5.2-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
 	libgnutls28-dev valgrind xz-utils nginx-light
 
-.PHONY: all deps build server manifests test san-configure test-asan fuzz run certs bench soak clean
+.PHONY: all deps build server rootfs manifests test san-configure test-asan fuzz run certs bench soak \
+	clean
 
 all: build
 
@@ -36,6 +37,12 @@ build: deps
 server: deps
 	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
 	cmake --build $(BUILD) -j $(JOBS) --target karmada-policy-webhook
+
+# The image's whole root filesystem (what the Dockerfile's runtime stage copies onto scratch) in
+# $(BUILD)/rootfs: the server, its shared libraries and loader, /etc/passwd and /etc/group; the
+# image test runs the server from it alone.
+rootfs: server
+	image/make-rootfs.sh --force $(BUILD)/karmada-policy-webhook $(BUILD)/rootfs
 
 # The generated manifests (webhook configurations, the overlays' patches of their entries, CRD
 # conversion patches) from the route table, written into manifests/ (docs/operations.md,
