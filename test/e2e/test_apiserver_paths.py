@@ -454,13 +454,14 @@ def stored_problems(stored: dict, expect: dict) -> list:
     return problems
 
 
-def denial_problems(api, row, invalid: dict, field: str) -> list:
-    """Why `kubectl create` of the invalid object was not the denial we expect, or []."""
+def denial_problems(api, row, invalid: dict, field: str, entry: str | None = None) -> list:
+    """Why `kubectl create` of the invalid object was not the denial we expect, or []. `entry`:
+    the webhook entry that must deny it (default: ours for the row's kind, entry_name(row))."""
     proc = api.kubectl("create", "-f", "-", input=invalid, check=False)
     # Every ResourceInterpreterCustomization review warns that RIC-1 was not checked.
     text = "\n".join(line for line in proc.stderr.strip().splitlines()
                      if not line.startswith("Warning: RIC-1 not checked: "))
-    want = 'admission webhook "%s" denied the request: ' % entry_name(row)
+    want = 'admission webhook "%s" denied the request: ' % (entry or entry_name(row))
     if proc.returncode == 0:
         return ["%s was admitted: %s" % (invalid["metadata"]["name"], proc.stdout.strip())]
     problems = []
