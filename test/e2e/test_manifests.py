@@ -14,9 +14,6 @@
 - every object's apply-to label; the CRDs we ship agree with the kind table;
 - the Deployment: every flag one `serve --help` lists, its arguments start the server, security,
   probes, rollout; the Service and the PodDisruptionBudget; the Dockerfile;
-- the takeover overlay (our pods behind upstream's karmada-webhook Service) holds the server's
-  objects only, named with its suffix: no webhook configuration, no CRD (test_takeover.py checks
-  the rest: upstream's Secret, port and selector patches);
 - fill-ca-bundle.sh and set-url-host.sh (on a copy of manifests/) fill every entry, idempotently.
 
 Needs kubectl and PyYAML (Debian: kubernetes-client or any kubectl, python3-yaml); a missing kubectl
@@ -64,9 +61,6 @@ REGENERATE = "make manifests  (build/karmada-policy-webhook manifests manifests)
 CONFIGS = {True: "MutatingWebhookConfiguration", False: "ValidatingWebhookConfiguration"}
 HOST_CLUSTER = {"Deployment", "Service", "PodDisruptionBudget", "ServiceAccount", "Issuer",
                 "Certificate"}
-# Overlays that hold only what runs the server (no webhook configuration, no CRD), and the suffix
-# of their objects' names: takeover puts our pods behind upstream's Service (test_takeover.py).
-SERVER_ONLY = {"takeover": "-takeover"}
 EXPECTED_ARGS = {"--bind-address": "0.0.0.0", "--secure-port": "8443",
                  "--cert-dir": "/var/serving-cert", "--tls-min-version": "1.3",
                  "--health-probe-bind-address": ":8000", "--metrics-bind-address": ":8080",
@@ -243,12 +237,6 @@ def test_every_route_has_its_entry_in_every_overlay(env):
           sorted(env.rendered))
     problems = []
     for overlay, docs in env.rendered.items():
-        if overlay in SERVER_ONLY:
-            kinds = sorted({d["kind"] for d in docs} - HOST_CLUSTER)
-            if kinds:
-                problems.append("%s holds %s: it must hold only what runs the server" % (
-                    overlay, ", ".join(kinds)))
-            continue
         problems += configuration_problems(env, overlay, docs)
     check(not problems, "\n  ".join(problems))
     cert = one(env.rendered["cert-manager"], "Certificate")["spec"]
@@ -309,7 +297,7 @@ def test_deployment(env):
     proc = run([env.binary, "serve", "--help"])
     known = set(re.findall(r"(?<![\w-])(--[a-z0-9][a-z0-9-]*)", proc.stdout + proc.stderr))
     for overlay, docs in env.rendered.items():
-        name = NAME + SERVER_ONLY.get(overlay, "")
+        name = NAME
         pod, c, args = deployment(docs, name)
         dep = one(docs, "Deployment", name)["spec"]
         check(set(args) <= known, "%s: not flags of `serve`: %s", overlay, set(args) - known)
