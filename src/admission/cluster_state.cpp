@@ -74,6 +74,7 @@ void ClusterState::publish(std::shared_ptr<const RicIndex> index) {
     generation_.store(last_generation.fetch_add(1, std::memory_order_relaxed) + 1,
                       std::memory_order_release);
   }
+  heard();  // what is published came from the API server just now
   status_.store(Status::kSynced, std::memory_order_release);
 }
 

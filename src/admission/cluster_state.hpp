@@ -63,7 +63,7 @@ class ClusterState {
   // Why the last request to the API server failed; "" when the last one succeeded.
   std::string failure() const;
 
-  // The publisher: a new index, the cache synced from now on.
+  // The publisher: a new index (from the API server, so heard from now), synced from now on.
   void publish(std::shared_ptr<const RicIndex> index);
   // The publisher: the API server answered now.
   void heard();

@@ -40,7 +40,6 @@ std::unique_ptr<ClusterState> published(std::vector<RicEntry> entries) {
   index->by_target[key] = std::move(entries);
   auto state = std::make_unique<ClusterState>();
   state->publish(std::move(index));
-  state->heard();  // a list that came in
   return state;
 }
 
@@ -132,8 +131,7 @@ TEST_CASE("RIC-1 from a silent cache: judged, with a warning saying how long it 
   std::string key;
   kpw::ric_target_key("apps/v1", "Deployment", key);
   index->by_target[key] = {{"a", kRetain}};
-  state.publish(std::move(index));
-  state.heard();
+  state.publish(std::move(index));  // heard from now
   std::this_thread::sleep_for(std::chrono::milliseconds(5));
   CHECK_FALSE(state.fresh());
   const auto v = judge(&state, ric("b", "Deployment", kRetainScript));
@@ -145,7 +143,6 @@ TEST_CASE("RIC-1 from a silent cache: judged, with a warning saying how long it 
   // Heard from again: fresh, no warning.
   ClusterState fresh("https://api:6443", std::chrono::minutes(5));
   fresh.publish(std::make_shared<RicIndex>());
-  fresh.heard();
   CHECK(fresh.fresh());
   CHECK(judge(&fresh, ric("b", "Deployment", kRetainScript)).warnings.empty());
 }
