@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Switch day: objects stored under upstream's karmada-webhook keep working under ours.
 
-docs/operations.md, "Switching from karmada-webhook", promises that a live federation can swap
+docs/operations.md, "Switching by image", promises that a live federation can swap
 upstream's webhook for ours with no object frozen: strict rules ratchet on UPDATE (an unchanged
 violation is allowed with a warning) and never deny an object being deleted (docs/compatibility.md,
 "Rule classes, ratcheting and --strict-rules"). This test does it on a real kube-apiserver
@@ -325,7 +325,7 @@ def stored_as_recorded(api, objs: list, resources: list, plural: dict):
 
 
 def audit(api, binary: str, workdir: str, objs: list, resources: list):
-    """docs/operations.md, "Switching from karmada-webhook", step 1: every stored object through
+    """docs/operations.md, "Audit, warn, then deny", step 1: every stored object through
     `check --strict-rules=deny`. Upstream admitted all of them: none may be denied by a rule of
     class upstream; the strict-only findings are what our UPDATE must ratchet."""
     policies = os.path.join(workdir, "policies.yaml")
