@@ -74,20 +74,21 @@ _NS_WILDCARDS = ["*.%s.svc" % NAMESPACE, "*.%s.svc.cluster.local" % NAMESPACE]
 #   omit          the paths of upstream's file it does not register (§5, entry table: "—")
 #   url_host      where the test's API server reaches the webhook: a name or address the serving
 #                 certificate covers (O's has no IP SAN)
+def _command(kubeconfig: str, cert_dir: str, *rest: str) -> list:
+    """An installer's command (§2): the binary, then --kubeconfig, the three addresses, the port
+    and --cert-dir in that order, every installer alike, then what differs."""
+    return [BINARY, "--kubeconfig=" + kubeconfig, "--bind-address=$(POD_IP)",
+            "--metrics-bind-address=$(POD_IP):8080", "--health-probe-bind-address=$(POD_IP):8000",
+            "--secure-port=8443", "--cert-dir=" + cert_dir] + list(rest)
+
+
 INSTALLERS = {
     "A": {
         "name": "dev artefacts (artifacts/deploy, hack/deploy-karmada.sh)",
-        "argv": [BINARY,
-                 "--kubeconfig=/etc/karmada/config/karmada.config",
-                 "--bind-address=$(POD_IP)",
-                 "--metrics-bind-address=$(POD_IP):8080",
-                 "--health-probe-bind-address=$(POD_IP):8000",
-                 "--secure-port=8443",
-                 "--cert-dir=/etc/karmada/pki/server",
-                 "--feature-gates=AllAlpha=true,AllBeta=true",
-                 "--allow-no-execute-taint-policy=true",
-                 "--logging-format=json",
-                 "--v=4"],
+        "argv": _command("/etc/karmada/config/karmada.config", "/etc/karmada/pki/server",
+                         "--feature-gates=AllAlpha=true,AllBeta=true",
+                         "--allow-no-execute-taint-policy=true", "--logging-format=json",
+                         "--v=4"),
         "cert_dir": "/etc/karmada/pki/server",
         "kubeconfig": "/etc/karmada/config/karmada.config",
         "serving_keys": ("ca.crt", "tls.crt", "tls.key"),
@@ -108,14 +109,7 @@ INSTALLERS = {
     },
     "H": {
         "name": "Helm chart charts/karmada (release %s)" % RELEASE,
-        "argv": [BINARY,
-                 "--kubeconfig=/etc/kubeconfig",
-                 "--bind-address=$(POD_IP)",
-                 "--metrics-bind-address=$(POD_IP):8080",
-                 "--health-probe-bind-address=$(POD_IP):8000",
-                 "--secure-port=8443",
-                 "--cert-dir=/var/serving-cert",
-                 "--v=2"],
+        "argv": _command("/etc/kubeconfig", "/var/serving-cert", "--v=2"),
         "cert_dir": "/var/serving-cert",
         "kubeconfig": "/etc/kubeconfig",
         "serving_keys": ("tls.crt", "tls.key"),
@@ -137,14 +131,7 @@ INSTALLERS = {
     },
     "K": {
         "name": "karmadactl init",
-        "argv": [BINARY,
-                 "--kubeconfig=/etc/karmada/config/karmada.config",
-                 "--bind-address=$(POD_IP)",
-                 "--metrics-bind-address=$(POD_IP):8080",
-                 "--health-probe-bind-address=$(POD_IP):8000",
-                 "--secure-port=8443",
-                 "--cert-dir=/var/serving-cert",
-                 "--v=2"],
+        "argv": _command("/etc/karmada/config/karmada.config", "/var/serving-cert", "--v=2"),
         "cert_dir": "/var/serving-cert",
         "kubeconfig": "/etc/karmada/config/karmada.config",
         "serving_keys": ("tls.crt", "tls.key"),
@@ -166,14 +153,7 @@ INSTALLERS = {
     },
     "O": {
         "name": "karmada-operator (Karmada CR %s)" % CR_NAME,
-        "argv": [BINARY,
-                 "--kubeconfig=/etc/karmada/config/karmada.config",
-                 "--bind-address=$(POD_IP)",
-                 "--metrics-bind-address=$(POD_IP):8080",
-                 "--health-probe-bind-address=$(POD_IP):8000",
-                 "--secure-port=8443",
-                 "--cert-dir=/var/serving-cert",
-                 "--v=2"],
+        "argv": _command("/etc/karmada/config/karmada.config", "/var/serving-cert", "--v=2"),
         "cert_dir": "/var/serving-cert",
         "kubeconfig": "/etc/karmada/config/karmada.config",
         "serving_keys": ("tls.crt", "tls.key"),

@@ -462,10 +462,12 @@ class ApiServer:
         self.kubectl("delete", "--ignore-not-found", "mutatingwebhookconfiguration,"
                      "validatingwebhookconfiguration", "-l", APPLY_TO)
 
-    def wait_webhooks_called(self, timeout: float = 30.0):
-        """Until a server-side dry run shows both of our PropagationPolicy webhooks at work: the
-        mutating one's permanent-id label, the validating one's denial. The API server loads
-        webhook configurations from a watch, a moment after they are created."""
+    def wait_webhooks_called(self, timeout: float = 30.0,
+                             entry: str = "propagationpolicy.karmada-policy-webhook.karmada.io"):
+        """Until a server-side dry run shows the PropagationPolicy webhooks at work: the mutating
+        one's permanent-id label, the validating `entry`'s denial (ours by default; upstream's
+        `propagationpolicy.karmada.io` where its configurations are registered). The API server
+        loads webhook configurations from a watch, a moment after they are created."""
         probe = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
                  "metadata": {"name": "kpw-registration-probe", "namespace": "default"},
                  "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap",
@@ -480,13 +482,13 @@ class ApiServer:
                               check=False)
             denied = self.kubectl("create", "--dry-run=server", "-f", "-", input=bad, check=False)
             mutated = ok.returncode == 0 and "propagationpolicy.karmada.io/permanent-id" in ok.stdout
-            if mutated and "karmada-policy-webhook.karmada.io\" denied" in denied.stderr:
+            if mutated and ('admission webhook "%s" denied' % entry) in denied.stderr:
                 return
             last = "mutating: %s; validating: %s" % ((ok.stdout + ok.stderr)[:300],
                                                     (denied.stdout + denied.stderr)[:300])
             time.sleep(0.2)
-        raise AssertionError("the API server did not call our webhooks within %.0f s: %s"
-                             % (timeout, last))
+        raise AssertionError("the API server did not call the webhooks (%s) within %.0f s: %s"
+                             % (entry, timeout, last))
 
 
 # --- the entry point ---------------------------------------------------------------------------------

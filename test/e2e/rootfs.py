@@ -43,7 +43,12 @@ import signal
 import subprocess
 import tempfile
 import threading
+import sys
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+import kube  # noqa: E402
 
 __all__ = ["make_rootfs", "isolation", "Container"]
 
@@ -121,16 +126,8 @@ def _link_or_copy(src: str, dst: str):
 
 def _stop(proc: subprocess.Popen, timeout: float) -> int:
     """SIGTERM, then SIGKILL after timeout; by PID; the exit status."""
-    if proc.poll() is None:
-        try:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        except ProcessLookupError:
-            proc.wait()
-    return proc.returncode
+    kube.stop_process(proc, timeout)
+    return proc.wait()
 
 
 def _stop_all():

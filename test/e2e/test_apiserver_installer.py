@@ -196,7 +196,8 @@ def register(env):
             f.write(patch)
         api.kubectl("patch", "crd", crd, "--type", "merge", "--patch-file", f.name)
     counts = ["%d %s" % (len(d["webhooks"]), d["kind"]) for d in env.configs]
-    wait_called(env)
+    env.api.wait_webhooks_called(CALLED_TIMEOUT, entry=installers.entry_for(
+        env.configs, "Validating", "policy.karmada.io", "propagationpolicies")[0])
     print("  registered: CRDs, %s (%s:%d), the bindings' conversion (%.1f s)" % (
         " + ".join(counts), env.spec["url_host"], installers.WEBHOOK_PORT,
         time.monotonic() - t0), flush=True)
@@ -208,34 +209,6 @@ def register(env):
         time.sleep(0.2)
     print("  RIC cache listed through --kubeconfig (the installer's client certificate) "
           "%.1f s after the CRDs were in at most" % (time.monotonic() - t_crds), flush=True)
-
-
-def wait_called(env):
-    """Until a server-side dry run shows the installer's PropagationPolicy entries at work: the
-    mutating entry's permanent-id label, the validating entry's denial (kube.py's
-    ApiServer.wait_webhooks_called, with upstream's entry names)."""
-    api = env.api
-    entry = installers.entry_for(env.configs, "Validating", "policy.karmada.io",
-                                 "propagationpolicies")[0]
-    probe = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
-             "metadata": {"name": "installer-probe", "namespace": "default"},
-             "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap",
-                                             "name": "probe"}]}}
-    bad = json.loads(json.dumps(probe))
-    bad["spec"]["placement"] = {"clusterAffinities": [{"affinityName": "a"}, {"affinityName": "a"}]}
-    deadline, last = time.monotonic() + CALLED_TIMEOUT, ""
-    while time.monotonic() < deadline:
-        ok = api.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", input=probe,
-                         check=False)
-        denied = api.kubectl("create", "--dry-run=server", "-f", "-", input=bad, check=False)
-        if (ok.returncode == 0 and "propagationpolicy.karmada.io/permanent-id" in ok.stdout
-                and 'admission webhook "%s" denied' % entry in denied.stderr):
-            return
-        last = "mutating: %s; validating: %s" % ((ok.stdout + ok.stderr)[:300],
-                                                (denied.stdout + denied.stderr)[:300])
-        time.sleep(0.2)
-    raise AssertionError("the API server did not call the installer's entries within %.0f s: %s"
-                         % (CALLED_TIMEOUT, last))
 
 
 def unregister(env):

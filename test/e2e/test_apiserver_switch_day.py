@@ -198,30 +198,6 @@ class Upstream:
             "{{caBundle}}", ca)
 
 
-def wait_upstream_called(api, timeout: float = 30.0):
-    """Until a server-side dry run shows upstream's PropagationPolicy entries at work: the
-    permanent-id label of its mutating entry, the denial of its validating entry (V-P5)."""
-    probe = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
-             "metadata": {"name": "switch-day-probe", "namespace": "default"},
-             "spec": {"resourceSelectors": [{"apiVersion": "v1", "kind": "ConfigMap",
-                                             "name": "probe"}]}}
-    bad = json.loads(json.dumps(probe))
-    bad["spec"]["placement"] = {"clusterAffinities": [{"affinityName": "a"}, {"affinityName": "a"}]}
-    deadline, last = time.monotonic() + timeout, ""
-    while time.monotonic() < deadline:
-        ok = api.kubectl("create", "--dry-run=server", "-o", "json", "-f", "-", input=probe,
-                         check=False)
-        denied = api.kubectl("create", "--dry-run=server", "-f", "-", input=bad, check=False)
-        if (ok.returncode == 0 and "propagationpolicy.karmada.io/permanent-id" in ok.stdout
-                and 'admission webhook "propagationpolicy.karmada.io" denied' in denied.stderr):
-            return
-        last = "mutating: %s; validating: %s" % ((ok.stdout + ok.stderr)[:300],
-                                                (denied.stdout + denied.stderr)[:300])
-        time.sleep(0.2)
-    raise AssertionError("the API server did not call upstream's webhook within %.0f s: %s"
-                         % (timeout, last))
-
-
 # --- kubectl --------------------------------------------------------------------------------------------
 
 def warnings_of(stderr: str) -> list:
@@ -460,7 +436,7 @@ def switch_day(args, api):
     upstream = Upstream(upstream_binary, upstream_certs, workdir).start()
     try:
         api.kubectl("apply", "-f", "-", input=upstream.configuration(args.source))
-        wait_upstream_called(api)
+        api.wait_webhooks_called(entry="propagationpolicy.karmada.io")
         print("  upstream's karmada-webhook on 127.0.0.1:%d, its configurations registered "
               "(%.1f s)" % (upstream.port, time.monotonic() - t_start), flush=True)
 
