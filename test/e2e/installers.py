@@ -34,7 +34,8 @@ import yaml
 
 __all__ = ["INSTALLERS", "NAMESPACE", "BINARY", "WEBHOOK_PORT", "METRICS_PORT", "HEALTH_PORT",
            "argv", "make_pki", "kubeconfig", "container_files", "webhook_configurations",
-           "conversion_patches", "registered_paths", "entry_for", "flag_value", "Pki"]
+           "conversion_patches", "registered_paths", "entry_for", "flag_value", "cert_dir",
+           "kubeconfig_path", "Pki"]
 
 NAMESPACE = "karmada-system"
 RELEASE = "karmada"            # H: the Helm release name
@@ -89,8 +90,6 @@ INSTALLERS = {
                          "--feature-gates=AllAlpha=true,AllBeta=true",
                          "--allow-no-execute-taint-policy=true", "--logging-format=json",
                          "--v=4"),
-        "cert_dir": "/etc/karmada/pki/server",
-        "kubeconfig": "/etc/karmada/config/karmada.config",
         "serving_keys": ("ca.crt", "tls.crt", "tls.key"),
         "certs": {
             "karmada-webhook": ("/CN=system:karmada:karmada-webhook",
@@ -110,8 +109,6 @@ INSTALLERS = {
     "H": {
         "name": "Helm chart charts/karmada (release %s)" % RELEASE,
         "argv": _command("/etc/kubeconfig", "/var/serving-cert", "--v=2"),
-        "cert_dir": "/var/serving-cert",
-        "kubeconfig": "/etc/kubeconfig",
         "serving_keys": ("tls.crt", "tls.key"),
         "certs": {
             # certs.auto.hosts with <ns> karmada-system and <dom> cluster.local.
@@ -132,8 +129,6 @@ INSTALLERS = {
     "K": {
         "name": "karmadactl init",
         "argv": _command("/etc/karmada/config/karmada.config", "/var/serving-cert", "--v=2"),
-        "cert_dir": "/var/serving-cert",
-        "kubeconfig": "/etc/karmada/config/karmada.config",
         "serving_keys": ("tls.crt", "tls.key"),
         "certs": {
             "karmada": ("/O=system:masters/CN=system:admin",
@@ -154,8 +149,6 @@ INSTALLERS = {
     "O": {
         "name": "karmada-operator (Karmada CR %s)" % CR_NAME,
         "argv": _command("/etc/karmada/config/karmada.config", "/var/serving-cert", "--v=2"),
-        "cert_dir": "/var/serving-cert",
-        "kubeconfig": "/etc/karmada/config/karmada.config",
         "serving_keys": ("tls.crt", "tls.key"),
         "certs": {
             # No IP SAN: the test reaches it as localhost.
@@ -193,6 +186,16 @@ def flag_value(args: list, name: str):
     prefix = "--%s=" % name
     values = [a[len(prefix):] for a in args if a.startswith(prefix)]
     return values[-1] if values else None
+
+
+def cert_dir(spec: dict) -> str:
+    """Where the serving-cert Secret is mounted: the command's --cert-dir."""
+    return flag_value(spec["argv"], "cert-dir")
+
+
+def kubeconfig_path(spec: dict) -> str:
+    """Where the kubeconfig is mounted: the command's --kubeconfig."""
+    return flag_value(spec["argv"], "kubeconfig")
 
 
 # --- certificates ---------------------------------------------------------------------------------
@@ -309,8 +312,8 @@ def container_files(spec: dict, pki: Pki, server: str, server_ca_pem: bytes) -> 
     serving = spec["serving"]
     content = {"ca.crt": pki.ca_pem(), "tls.crt": pki.pem(serving, "crt"),
                "tls.key": pki.pem(serving, "key")}
-    files = {os.path.join(spec["cert_dir"], k): content[k] for k in spec["serving_keys"]}
-    files[spec["kubeconfig"]] = kubeconfig(spec, pki, server, server_ca_pem)
+    files = {os.path.join(cert_dir(spec), k): content[k] for k in spec["serving_keys"]}
+    files[kubeconfig_path(spec)] = kubeconfig(spec, pki, server, server_ca_pem)
     return files
 
 

@@ -100,7 +100,7 @@ class Env:
         self.rootfs = None
         self.server = None
         self.driven = None    # driven(env)
-        self.tls_key = os.path.join(self.spec["cert_dir"], "tls.key")
+        self.tls_key = os.path.join(installers.cert_dir(self.spec), "tls.key")
 
     def container(self, argv: list, files: dict, name: str):
         return rootfs.Container(self.rootfs, argv, files, harness.temp_dir(name),
@@ -204,7 +204,8 @@ def register(env):
     deadline = t_crds + SYNCED_TIMEOUT
     while metric("karmada_policy_webhook_cluster_state_synced") != 1:
         check(time.monotonic() < deadline, "the RIC cache did not list within %.0f s of the CRDs "
-              "(--kubeconfig %s); server stderr:\n%s", SYNCED_TIMEOUT, env.spec["kubeconfig"],
+              "(--kubeconfig %s); server stderr:\n%s", SYNCED_TIMEOUT,
+              installers.kubeconfig_path(env.spec),
               env.server.stderr()[-3000:])
         time.sleep(0.2)
     print("  RIC cache listed through --kubeconfig (the installer's client certificate) "
@@ -239,8 +240,9 @@ def test_start_fails_without_the_key(env):
 
 def test_start_fails_on_a_kubeconfig_that_is_not_yaml(env):
     files = dict(env.files)
-    files[env.spec["kubeconfig"]] = b"{{{\n"
-    line = fails_at_start(env, env.argv, files, "bad-kubeconfig", (env.spec["kubeconfig"],))
+    path = installers.kubeconfig_path(env.spec)
+    files[path] = b"{{{\n"
+    line = fails_at_start(env, env.argv, files, "bad-kubeconfig", (path,))
     print("  kubeconfig {{{: exit 2: %s" % line[:200], flush=True)
 
 
