@@ -14,6 +14,7 @@ is finished first.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import socket
@@ -299,6 +300,45 @@ def test_max_request_bytes_flag(env):
 
 # --- review subcommand = server, byte for byte -------------------------------------------------------
 
+def help_flags(env) -> dict:
+    """{--flag: its default as `serve --help` prints it, or None}."""
+    text = subprocess.run([env.binary, "serve", "--help"], stdout=subprocess.PIPE,
+                          timeout=10).stdout.decode()
+    flags = {}
+    for line in text.splitlines():
+        m = re.match(r"^\s+(?:-\w,)?(--[a-z][a-z0-9-]*)(.*)$", line)
+        if m and m.group(1) != "--help":
+            default = re.search(r"=(\S+)", m.group(2))   # `TEXT=0.0.0.0`, `INT:… >= 1024=7340032`
+            flags[m.group(1)] = default.group(1) if default else None
+    return flags
+
+
+def test_flags_table_is_the_binarys(env):
+    """docs/operations.md, "Flags": its tables name every flag `serve --help` lists and no other,
+    and each default the first table gives in backticks is the one --help prints."""
+    with open(os.path.join(env.source, "docs", "operations.md"), encoding="utf-8") as f:
+        doc = f.read()
+    section = doc.split("\n## Flags\n", 1)[1].split("\n## ", 1)[0]
+    documented, defaults = set(), {}
+    for line in section.splitlines():
+        if not line.startswith("| ") or line.startswith("| flag"):
+            continue
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        names = re.findall(r"`(--[a-z][a-z0-9-]*)`", cells[0])
+        documented.update(names)
+        values = re.findall(r"`([^`]*)`", cells[1]) if len(cells) > 2 else []
+        if len(names) == len(values):
+            defaults.update(zip(names, values))
+    flags = help_flags(env)
+    check(len(flags) > 40, "read %d flags from --help", len(flags))
+    missing, unknown = sorted(set(flags) - documented), sorted(documented - set(flags))
+    check(not missing and not unknown, "docs/operations.md \"Flags\": not documented %s; not "
+          "flags of `serve` %s", missing, unknown)
+    wrong = ["%s: %s documented, %s in --help" % (n, v, flags[n]) for n, v in defaults.items()
+             if flags.get(n) is not None and flags[n] != v]
+    check(not wrong, "defaults: %s", wrong)
+
+
 def test_review_matches_https(env):
     with harness.Server(env.binary, env.certs) as server, \
             harness.Client(server.port, server.ca) as client:
@@ -415,6 +455,7 @@ TESTS = [
     test_port_in_use,
     test_ipv6_pod_address_without_brackets,
     test_help,
+    test_flags_table_is_the_binarys,
     test_max_request_bytes_flag,
     test_review_matches_https,
     test_sigterm_while_idle,
