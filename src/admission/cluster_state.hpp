@@ -59,7 +59,6 @@ class ClusterState {
   // Synced, and heard from within stale_after.
   bool fresh() const;
   const std::string& server() const { return server_; }
-  std::chrono::milliseconds stale_after() const { return stale_after_; }
   // Why the last request to the API server failed; "" when the last one succeeded.
   std::string failure() const;
 

@@ -155,7 +155,7 @@ bool RicCache::list() {
             {{"objects", std::to_string(items_.size())},
              {"resourceVersion", resource_version_},
              {"ms", std::to_string(ms)}});
-  clear_failure();
+  state_.set_failure({});
   return true;
 }
 
@@ -236,7 +236,7 @@ RicCache::WatchEnd RicCache::watch() {
   }
   if (response.status == 200 && response.error.empty() && broken.empty()) {
     heard();
-    clear_failure();
+    state_.set_failure({});
     return WatchEnd::kResume;  // the server ended it (timeoutSeconds)
   }
   if (response.status == 410) {
@@ -274,12 +274,6 @@ void RicCache::publish() {
 
 void RicCache::heard() { state_.heard(); }
 
-void RicCache::clear_failure() {
-  if (last_failure_.empty()) return;
-  last_failure_.clear();
-  state_.set_failure({});
-}
-
 void RicCache::count_error(unsigned status) {
   std::size_t slot = kErrorCodes.size();
   for (std::size_t i = 0; i < kErrorCodes.size(); ++i) {
@@ -292,8 +286,8 @@ void RicCache::count_error(unsigned status) {
 // as long as it is down: one line when it goes, one when it is back).
 void RicCache::log_failure(std::string_view what, const Response& response) {
   std::string text = status_text(response);
-  if (text == last_failure_) return;
-  last_failure_ = text;
+  // The state keeps the last failure (reviews quote it): a repeat of it is not logged again.
+  if (text == state_.failure()) return;
   state_.set_failure(text);
   std::string hint;
   if (response.status == 401) {

@@ -71,7 +71,6 @@ class RicCache {
   void heard();
   void count_error(unsigned status);
   void log_failure(std::string_view what, const Response& response);
-  void clear_failure();
 
   std::unique_ptr<ApiClient> client_;
   ClusterState& state_;
@@ -81,7 +80,6 @@ class RicCache {
   std::map<std::string, RicSummary> items_;  // by name; the cache's thread only
   bool dirty_ = false;
   std::chrono::steady_clock::time_point published_at_{};
-  std::string last_failure_;  // logged once per change
 
   // Read by any thread.
   std::atomic<bool> synced_{false};
