@@ -583,7 +583,73 @@ void append_u128(std::string& out, U128 v) {
   while (n > 0) out += digits[--n];
 }
 
+// A BinarySI value as Kubernetes writes it: within ±1024 or not whole as a decimal (DecimalSI),
+// else the largest power of 1024 that divides it as its suffix.
+void append_binary(std::string& out, const Quantity& q) {
+  if (q.is_zero()) {
+    out += '0';
+    return;
+  }
+  const bool negative = q.sign() < 0;
+  if (negative) out += '-';
+  const Quantity size = negative ? q.negated() : q;
+  const std::size_t start = out.size();
+  U128 v = 0;
+  if (size < Quantity::of_int(1024) || q.exponent() < 0 ||
+      q.exponent() >= static_cast<std::int64_t>(kPow10.size()) ||
+      __builtin_mul_overflow(magnitude(q.mantissa()),
+                             kPow10[static_cast<std::size_t>(q.exponent())], &v)) {
+    append_u128(out, magnitude(q.mantissa()));
+    finish_decimal(out, start, negative, q.exponent(), true);
+    return;
+  }
+  std::size_t times = 0;
+  while (v >= 1024 && v % 1024 == 0 && times < 6) {
+    v /= 1024;
+    ++times;
+  }
+  static constexpr std::array<std::string_view, 7> kBinary = {"",   "Ki", "Mi", "Gi",
+                                                              "Ti", "Pi", "Ei"};
+  append_u128(out, v);
+  out += kBinary[times];
+}
+
 }  // namespace
+
+void append_quantity(std::string& out, const Quantity& value, QuantityFormat format) {
+  if (format == QuantityFormat::kBinarySI) return append_binary(out, value);
+  if (value.is_zero()) {
+    out += '0';
+    return;
+  }
+  const bool negative = value.sign() < 0;
+  if (negative) out += '-';
+  const std::size_t start = out.size();
+  append_u128(out, magnitude(value.mantissa()));
+  finish_decimal(out, start, negative, value.exponent(), format == QuantityFormat::kDecimalSI);
+}
+
+std::int64_t scaled_value(const Quantity& value, int scale) {
+  constexpr auto kMax = static_cast<U128>(std::numeric_limits<std::int64_t>::max());
+  const bool negative = value.sign() < 0;
+  U128 m = magnitude(value.mantissa());
+  const std::int64_t shift = value.exponent() + scale;
+  if (shift >= 0) {
+    if (m != 0 && (shift >= static_cast<std::int64_t>(kPow10.size()) ||
+                   __builtin_mul_overflow(m, kPow10[static_cast<std::size_t>(shift)], &m))) {
+      m = kMax + 1;
+    }
+  } else if (-shift >= static_cast<std::int64_t>(kPow10.size())) {
+    m = m == 0 ? 0 : 1;  // a fraction: away from zero
+  } else {
+    const U128 divisor = kPow10[static_cast<std::size_t>(-shift)];
+    m = m / divisor + (m % divisor != 0 ? 1 : 0);
+  }
+  if (negative) {
+    return m > kMax ? std::numeric_limits<std::int64_t>::min() : -static_cast<std::int64_t>(m);
+  }
+  return m > kMax ? std::numeric_limits<std::int64_t>::max() : static_cast<std::int64_t>(m);
+}
 
 QuantityError append_canonical_quantity(std::string& out, std::string_view text) {
   const std::string_view s = trim_go_space(text);
@@ -633,32 +699,7 @@ QuantityError append_canonical_quantity(std::string& out, std::string_view text)
   }
 
   if (suffix.binary) {
-    const Quantity& q = parsed.value;  // exact, rounded and capped as Kubernetes does
-    if (q.is_zero()) {
-      out += '0';
-      return QuantityError::kNone;
-    }
-    const bool negative = q.sign() < 0;
-    if (negative) out += '-';
-    const Quantity size = negative ? q.negated() : q;
-    const std::size_t start = out.size();
-    if (size < Quantity::of_int(1024) || q.exponent() < 0) {
-      // Within ±1024, or not whole: Kubernetes writes it as a decimal (DecimalSI).
-      append_u128(out, magnitude(q.mantissa()));
-      finish_decimal(out, start, negative, q.exponent(), true);
-      return QuantityError::kNone;
-    }
-    // Whole and at most 2^63 - 1: the largest power of 1024 that divides it.
-    U128 v = magnitude(q.mantissa()) * kPow10[static_cast<std::size_t>(q.exponent())];
-    std::size_t times = 0;
-    while (v >= 1024 && v % 1024 == 0) {
-      v /= 1024;
-      ++times;
-    }
-    static constexpr std::array<std::string_view, 7> kBinary = {"",   "Ki", "Mi", "Gi",
-                                                                "Ti", "Pi", "Ei"};
-    append_u128(out, v);
-    out += kBinary[times];
+    append_binary(out, parsed.value);  // exact, rounded and capped as Kubernetes does
     return QuantityError::kNone;
   }
   if (sc.negative) out += '-';

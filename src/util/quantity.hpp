@@ -81,4 +81,18 @@ ParsedQuantity parse_quantity(std::string_view text);
 // drops the suffix and writes "1". On error nothing is appended. Linear in the text.
 QuantityError append_canonical_quantity(std::string& out, std::string_view text);
 
+// The formats a Kubernetes quantity is written in (resource.Format).
+enum class QuantityFormat : std::uint8_t { kDecimalSI, kBinarySI, kDecimalExponent };
+
+// Appends a value Kubernetes computed (resource.NewQuantity, NewMilliQuantity, Add, Mul) as its
+// Quantity.String() writes it in `format`: a BinarySI value within ±1024 or not whole is written
+// as DecimalSI ("1k", "1500m"), else with the largest power-of-1024 suffix that divides it
+// ("3Gi", "1536Mi", "1500"); decimal values are rounded away from zero to a multiple of 10^-9,
+// their exponent a multiple of three ("1500m", "2", "5k", or "1e3" as DecimalExponent).
+void append_quantity(std::string& out, const Quantity& value, QuantityFormat format);
+
+// `value` × 10^`scale` rounded away from zero to an integer, as Go's Quantity.ScaledValue
+// (Value() is scale 0, MilliValue() scale 3); saturated at the int64 range, where Go's wraps.
+std::int64_t scaled_value(const Quantity& value, int scale);
+
 }  // namespace kpw
