@@ -12,13 +12,15 @@
 #include <vector>
 
 #include "admission/cluster_state.hpp"
+#include "admission/quota.hpp"
 #include "admission/review.hpp"
 #include "admission/route.hpp"
 #include "admission/service.hpp"
 #include "admission/settings.hpp"
 #include "check/check.hpp"
 #include "cli/command_line.hpp"
-#include "kube/ric_cache.hpp"
+#include "kube/quota_ledger.hpp"
+#include "kube/watch_cache.hpp"
 #include "server/metrics.hpp"
 #include "server/server.hpp"
 #include "table/manifests.hpp"
@@ -112,21 +114,53 @@ int serve(const CLI::App& serve_cmd, const ServeFlags& f, const kpw::Settings& s
   if (auto error = cluster_config(f, kube_config, have_cluster)) {
     return usage_error("--cluster-state: " + *error);
   }
-  kpw::ClusterState cluster(kube_config.server, *parse_duration(f.cluster_state_stale_after));
+  const std::chrono::milliseconds stale_after = *parse_duration(f.cluster_state_stale_after);
+  kpw::ClusterState cluster(kube_config.server, stale_after);
+  kpw::QuotaState quotas(kube_config.server, stale_after);
   std::unique_ptr<kpw::kube::RicCache> cache;
+  std::unique_ptr<kpw::kube::QuotaCache> quota_cache;
+  std::unique_ptr<kpw::kube::QuotaLedger> ledger;
+  const bool enforce_quotas = kpw::cli::quota_enforcement(f);
+  if (enforce_quotas && !have_cluster) {
+    return usage_error(
+        "--feature-gates: FederatedQuotaEnforcement (RB-2) is on, which needs the API server "
+        "(to read the FederatedResourceQuotas and record their usage, as upstream's webhook "
+        "does): give --kubeconfig, set $KUBECONFIG or run in a pod, and leave --cluster-state "
+        "on; or turn the gate off (FederatedQuotaEnforcement=false)");
+  }
   if (have_cluster) {
     kpw::kube::ClientLimits limits;
     limits.qps = f.kube_api_qps;
     limits.burst = f.kube_api_burst;
-    std::unique_ptr<kpw::kube::ApiClient> client;
-    if (auto error = kpw::kube::ApiClient::make(kube_config, limits, client)) {
-      return usage_error("--cluster-state: " + *error);
-    }
-    cache = std::make_unique<kpw::kube::RicCache>(std::move(client), cluster,
-                                                  kpw::kube::CacheOptions{});
+    const auto client = [&](std::unique_ptr<kpw::kube::ApiClient>& out) {
+      return kpw::kube::ApiClient::make(kube_config, limits, out);
+    };
+    std::unique_ptr<kpw::kube::ApiClient> ric_client;
+    if (auto error = client(ric_client)) return usage_error("--cluster-state: " + *error);
+    cache = std::make_unique<kpw::kube::RicCache>(
+        std::move(ric_client), cluster, kpw::kube::ric_watch(cluster), kpw::kube::CacheOptions{});
     judged.cluster = &cluster;
-    kpw::metrics::set_more([c = cache.get()](std::string& out) { c->render_metrics(out); });
-    options.on_serving = [c = cache.get()] { c->start(); };
+    if (enforce_quotas) {
+      std::unique_ptr<kpw::kube::ApiClient> quota_client;
+      if (auto error = client(quota_client)) return usage_error("--cluster-state: " + *error);
+      quota_cache = std::make_unique<kpw::kube::QuotaCache>(std::move(quota_client), quotas,
+                                                            kpw::kube::quota_watch(quotas),
+                                                            kpw::kube::CacheOptions{});
+      ledger = std::make_unique<kpw::kube::QuotaLedger>(kube_config, limits, quotas,
+                                                        kpw::kube::QuotaLedger::Options{});
+      judged.quota = ledger.get();
+      options.judge_off_loop = {"/validate-resourcebinding"};
+    }
+    kpw::metrics::set_more(
+        [c = cache.get(), q = quota_cache.get(), l = ledger.get()](std::string& out) {
+          c->render_metrics(out);
+          if (q != nullptr) q->render_metrics(out);
+          if (l != nullptr) l->render_metrics(out);
+        });
+    options.on_serving = [c = cache.get(), q = quota_cache.get()] {
+      c->start();
+      if (q != nullptr) q->start();
+    };
   } else {
     options.on_serving = [] {
       kpw::log::info(
@@ -141,6 +175,8 @@ int serve(const CLI::App& serve_cmd, const ServeFlags& f, const kpw::Settings& s
     kpw::handle_http(route, method, content_type, body, judged, answer);
   };
   auto error = kpw::run_server(options, handler);
+  if (ledger != nullptr) ledger->stop();
+  if (quota_cache != nullptr) quota_cache->stop();
   if (cache != nullptr) cache->stop();
   if (error) return usage_error(*error);
   return 0;
@@ -249,7 +285,11 @@ int main(int argc, char** argv) {
   if (kinds_cmd->parsed()) return print(kpw::kinds_json());
   if (routes_cmd->parsed()) return print(kpw::routes_json());
   kpw::Settings settings = kpw::cli::settings_of(flags);
-  if (auto error = kpw::cli::apply_feature_gates(flags, settings)) return usage_error(*error);
+  kpw::cli::apply_feature_gates(flags, settings);
+  if ((review_cmd->parsed() || check_cmd->parsed()) && kpw::cli::quota_enforcement(flags)) {
+    std::cerr << "note: FederatedQuotaEnforcement is on: RB-2 is not judged offline (it needs the "
+                 "cluster's FederatedResourceQuotas); every other rule is\n";
+  }
   if (manifests_cmd->parsed()) return kpw::write_manifests(manifests_dir, std::cout, std::cerr);
   if (review_cmd->parsed()) return review(settings, review_path, review_file);
   if (check_cmd->parsed()) {

@@ -1,22 +1,29 @@
-// ResourceBinding rules (docs/rules.md "ResourceBinding"), in upstream's order: RB-1, and when it
-// passes, RB-3 under its gate (upstream denies at the first rule that fails). Both judge the new
-// object only, on CREATE and UPDATE alike, and are never ratcheted.
+// ResourceBinding rules (docs/rules.md "ResourceBinding"), in upstream's order, each only when the
+// one before passes (upstream denies at the first rule that fails). None is ratcheted.
 //
-// | rule | what denies                                                        | path |
-// |------|--------------------------------------------------------------------|------------------------|
-// | RB-1 | the dependencies annotation does not decode, as Go's encoding/json |
-// metadata.annotations.  | |      | decodes it, into []DependentObjectReference (`null` does) |
-// <key> (upstream's)     | | RB-3 | MultiplePodTemplatesScheduling on: a component name empty, or
-// | spec.components[i].name| |      | repeating an earlier one (every repeat) | |
+// | rule | what denies                                                       | answer            |
+// |------|-------------------------------------------------------------------|-------------------|
+// | RB-1 | the dependencies annotation does not decode, as Go's encoding/json | 403, path         |
+// |      | decodes it, into []DependentObjectReference (`null` does)         | metadata.annota-  |
+// |      |                                                                   | tions.<key>       |
+// | RB-2 | FederatedQuotaEnforcement on: the change in scheduled usage would | 403 QuotaExceeded |
+// |      | exceed a FederatedResourceQuota of the namespace (when none does, |                   |
+// |      | the quotas it touches record it: resource_binding_quota.hpp)      |                   |
+// | RB-3 | MultiplePodTemplatesScheduling on: a component name empty, or     | 403, path         |
+// |      | repeating an earlier one (every repeat)                           | spec.components[i]|
+// |      |                                                                   | .name             |
 #include "validators/resource_binding.hpp"
 
 #include <array>
+#include <optional>
+#include <string>
 #include <string_view>
 
 #include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "json/go_decode.hpp"
 #include "util/seen_set.hpp"
+#include "validators/resource_binding_quota.hpp"
 
 namespace kpw {
 namespace {
@@ -119,10 +126,75 @@ void check_component_names(const JsonValue& object, ErrorList& errors) {
   }
 }
 
+// RB-2, upstream's steps (validators/resource_binding_quota.hpp): skip a CREATE not yet
+// scheduled and an UPDATE without a quota-relevant change; charge the change in usage to the
+// namespace's quotas. False when it answered (denied or refused).
+bool charge_quotas(const AdmissionRequest& request, QuotaEnforcement& quota,
+                   AdmissionResult& result) {
+  const JsonValue& object = *request.object;
+  const JsonValue* metadata = object_member(&object, "metadata");
+  const std::string_view ns =
+      request.ns.empty() ? string_or_empty(metadata, "namespace") : request.ns;
+  const bool update = request.operation == Operation::kUpdate;
+  if (!update && array_size(object_member(&object, "spec"), "clusters") == 0) return true;
+  if (update && !quota_relevant_change(*request.old_object, object)) return true;
+  // No quota in the namespace: allowed whatever the usage (upstream computes it first, to the
+  // same end).
+  if (!quota.may_charge(ns)) return true;
+  // A review thread's lists keep their capacity from review to review.
+  thread_local ResourceAmounts now, before, delta;
+  before.clear();
+  std::optional<std::string> problem = binding_usage(object, now);
+  if (!problem && update) problem = binding_usage(*request.old_object, before);
+  if (problem) {
+    result.refuse(400, "cannot decode the ResourceBinding: " + *problem);
+    return false;
+  }
+  if (!usage_delta(now, before, delta)) {
+    result.refuse(500, "the change in usage is beyond the range of a quantity");
+    return false;
+  }
+  if (delta.empty()) return true;
+  QuotaCharge charge;
+  charge.ns = ns;
+  charge.binding = string_or_empty(metadata, "name");
+  if (charge.binding.empty()) charge.binding = request.name;
+  charge.delta = &delta;
+  charge.dry_run = request.dry_run;
+  charge.requests_limits = request.settings->strict_rules;
+  QuotaOutcome outcome = quota.charge(charge);
+  if (!outcome.warning.empty()) result.warnings.add(std::move(outcome.warning));
+  switch (outcome.verdict) {
+    case QuotaOutcome::Verdict::kAllowed:
+      // D-Q2 under --strict-rules=warn: admitted, and said.
+      if (!outcome.d_q2_warning.empty()) {
+        result.warnings.add("D-Q2: " + outcome.d_q2_warning +
+                            " (admitted under --strict-rules=warn; upstream does not enforce "
+                            "requests.<name> limits)");
+        result.violations.push_back(RuleViolation{rules::kDQ2, RuleAction::kWarn, 1});
+      }
+      return true;
+    case QuotaOutcome::Verdict::kDenied:
+      if (outcome.d_q2_denied) {
+        result.violations.push_back(RuleViolation{rules::kDQ2, RuleAction::kDeny, 1});
+      }
+      result.refuse(outcome.code, std::move(outcome.message), karmada::kQuotaExceededReason);
+      return false;
+    case QuotaOutcome::Verdict::kFailed:
+      result.refuse(outcome.code, std::move(outcome.message));
+      return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 void validate_resource_binding(const AdmissionRequest& request, AdmissionResult& result) {
   if (!check_dependencies(*request.object, result.errors)) return;
+  if (request.settings->quota != nullptr &&
+      !charge_quotas(request, *request.settings->quota, result)) {
+    return;
+  }
   if (request.settings->multiple_pod_templates_scheduling) {
     check_component_names(*request.object, result.errors);
   }

@@ -1,6 +1,7 @@
-// Validation of ResourceBinding (work.karmada.io, v1alpha2 and v1alpha1): upstream's RB-1, and RB-3
-// behind --feature-gates=MultiplePodTemplatesScheduling=true (docs/rules.md, "ResourceBinding").
-// Upstream's RB-2 (FederatedQuotaEnforcement) is not offered: the server does not start with it.
+// Validation of ResourceBinding (work.karmada.io, v1alpha2 and v1alpha1): upstream's RB-1, RB-2
+// behind --feature-gates=FederatedQuotaEnforcement=true (validators/resource_binding_quota.hpp)
+// and RB-3 behind --feature-gates=MultiplePodTemplatesScheduling=true (docs/rules.md,
+// "ResourceBinding").
 #pragma once
 
 #include <array>
@@ -16,12 +17,19 @@ namespace rules {
 inline constexpr RuleInfo kRB1{"RB-1", kUpstreamRule, kFieldScope, "",
                                "the dependencies annotation decodes as a list of dependent "
                                "object references"};
+inline constexpr RuleInfo kRB2{"RB-2", kUpstreamRule, kFieldScope, "",
+                               "the scheduled usage fits every FederatedResourceQuota of the "
+                               "namespace (FederatedQuotaEnforcement)"};
+// Ours, strict (--strict-rules): RB-2 with `requests.<name>` limits enforced as <name>'s.
+inline constexpr RuleInfo kDQ2{"D-Q2", kStrictRule, kFieldScope, "",
+                               "a FederatedResourceQuota's requests.<name> limit is charged and "
+                               "enforced as <name>'s (FederatedQuotaEnforcement)"};
 inline constexpr RuleInfo kRB3{"RB-3", kUpstreamRule, kFieldScope, "",
                                "component names are non-empty and unique "
                                "(MultiplePodTemplatesScheduling)"};
 
 // Every rule above, for the route table (metrics rows, docs test, `check`).
-inline constexpr std::array<Rule, 2> kResourceBindingRules = {kRB1, kRB3};
+inline constexpr std::array<Rule, 4> kResourceBindingRules = {kRB1, kRB2, kRB3, kDQ2};
 
 }  // namespace rules
 

@@ -132,26 +132,17 @@ void check_scripts(const JsonValue& customizations, ErrorList& errors) {
 
 // --- RIC-1 from a cache that is not in yet, or silent (docs/operations.md, "Readiness") ---
 
-// Why the API server has not answered, as the cache last saw it, kept short.
-std::string last_failure(const ClusterState& cluster) {
-  constexpr std::size_t kShown = 300;
-  std::string why = cluster.failure();
-  if (why.empty()) return {};
-  if (why.size() > kShown) why = why.substr(0, kShown) + "...";
-  return " (the last request failed: " + why + ")";
-}
-
 std::string ric1_not_listed(const ClusterState& cluster) {
   return "RIC-1 cannot be judged yet: this webhook has not listed the cluster's "
          "ResourceInterpreterCustomizations from " +
-         cluster.server() + " since it started" + last_failure(cluster) +
+         cluster.server() + " since it started" + cluster.failure_note() +
          "; try again once it has (the other webhooks of this server are not affected)";
 }
 
 std::string ric1_stale(const ClusterState& cluster) {
   const double silent = cluster.seconds_since_heard();
   return "RIC-1 judged from a cache that has heard nothing from " + cluster.server() + " for " +
-         std::to_string(static_cast<long long>(silent)) + "s" + last_failure(cluster) +
+         std::to_string(static_cast<long long>(silent)) + "s" + cluster.failure_note() +
          "; a ResourceInterpreterCustomization changed since then was not seen";
 }
 

@@ -46,12 +46,16 @@ void append_warnings(const Warnings& warnings, std::string& out) {
   out += ']';
 }
 
-// allowed:false with a code and no reason (controller-runtime's Errored).
+// allowed:false with a code and, when given, a reason (controller-runtime's Errored has none).
 void append_errored(const Envelope& env, unsigned code, std::string_view message,
-                    std::string& out) {
+                    std::string_view reason, std::string& out) {
   open_answer(env, out);
   out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
   append_json_string(out, message);
+  if (!reason.empty()) {
+    out += ",\"reason\":";
+    append_json_string(out, reason);
+  }
   out += ",\"code\":";
   out += std::to_string(code);
   out += "}}}";
@@ -81,9 +85,10 @@ std::string& HttpAnswer::conversion() {
 
 void HttpAnswer::conversion_undecodable() { start(400, "text/plain; charset=utf-8"); }
 
-void HttpAnswer::errored(const Envelope& env, unsigned code, std::string_view message) {
+void HttpAnswer::errored(const Envelope& env, unsigned code, std::string_view message,
+                         std::string_view reason) {
   start(200, "application/json");
-  append_errored(env, code, message, body);
+  append_errored(env, code, message, reason, body);
 }
 
 void HttpAnswer::verdict(const Envelope& env, const AdmissionResult& result) {
@@ -140,7 +145,7 @@ void HttpAnswer::internal_error(const Envelope& env, std::string_view what) {
   outcome.denial += what;
   const std::size_t size = outcome.denial.size();
   outcome.denial += " (the review was not judged; nothing was admitted)";
-  append_errored(env, 500, outcome.denial, body);
+  append_errored(env, 500, outcome.denial, {}, body);
   outcome.denial.resize(size);
 }
 
@@ -150,7 +155,7 @@ void HttpAnswer::too_large(std::size_t limit) {
   append_errored(
       Envelope{}, 413,
       "request entity too large: the body exceeds the limit of " + std::to_string(limit) + " bytes",
-      body);
+      {}, body);
 }
 
 void HttpAnswer::busy(std::size_t limit, std::size_t large_bytes) {
@@ -160,7 +165,17 @@ void HttpAnswer::busy(std::size_t limit, std::size_t large_bytes) {
                  "too many large reviews: " + std::to_string(limit) + " bodies over " +
                      std::to_string(large_bytes) +
                      " bytes are being judged already; retry in a second",
-                 body);
+                 {}, body);
+}
+
+void HttpAnswer::busy_waiting(std::size_t limit) {
+  start(429, "application/json");
+  retry_after = true;
+  append_errored(Envelope{}, 429,
+                 "too many reviews waiting on the API server: " + std::to_string(limit) +
+                     " are in flight already (FederatedResourceQuota status writes); retry in a "
+                     "second",
+                 {}, body);
 }
 
 void HttpAnswer::plain(unsigned code, std::string_view text) {

@@ -51,7 +51,8 @@ struct HttpAnswer {
   void verdict(const Envelope& env, const AdmissionResult& result);
   // A request that was not judged (it could not be decoded, or the handler refused it): HTTP 200,
   // allowed:false with `code` and `message` (controller-runtime's Errored).
-  void errored(const Envelope& env, unsigned code, std::string_view message);
+  void errored(const Envelope& env, unsigned code, std::string_view message,
+               std::string_view reason = {});
   // Whatever a decoder, a rule or the encoder threw: code 500, the review not judged.
   void internal_error(const Envelope& env, std::string_view what);
   // A body over the limit: HTTP 413 with the review-shaped answer, then the connection closes.
@@ -59,6 +60,9 @@ struct HttpAnswer {
   // A large review that finds `limit` large reviews in flight already: HTTP 429 with Retry-After
   // (the API server's webhook client retries it), code 429 in a review-shaped body.
   void busy(std::size_t limit, std::size_t large_bytes);
+  // A review that may wait on the API server finds `limit` of them in flight already: the same
+  // HTTP 429 with Retry-After.
+  void busy_waiting(std::size_t limit);
   // Not a review at all (404, 400): `text` as text/plain.
   void plain(unsigned status, std::string_view text);
   // Not POST: 405 with `Allow: POST`.

@@ -38,7 +38,8 @@ inline constexpr std::array<FeatureGate, 19> kFeatureGates = {{
     {"CustomizedClusterResourceModeling", GateStage::kBeta, true, ""},
     {"Failover", GateStage::kBeta, false, ""},
     {kFederatedQuotaEnforcementGate, GateStage::kAlpha, false,
-     "not offered: the server refuses to start with it on (RB-2)"},
+     "FederatedResourceQuotas enforced and their usage recorded (RB-2; `serve` with an API "
+     "server only)"},
     {"GracefulEviction", GateStage::kBeta, true, ""},
     {"LoggingAlphaOptions", GateStage::kAlpha, false, ""},
     {"LoggingBetaOptions", GateStage::kBeta, true, ""},

@@ -44,6 +44,7 @@ struct AdmissionRequest {
   std::string_view ns;                           // request.namespace ("" for cluster-scoped kinds)
   const JsonValue* object = nullptr;             // always an object when a handler runs
   const JsonValue* old_object = nullptr;         // an object on UPDATE, else nullptr
+  bool dry_run = false;                          // request.dryRun: no side effect (RB-2's write)
   const Settings* settings = &kDefaultSettings;  // the server's flags (settings.hpp), never null
 };
 
@@ -59,11 +60,14 @@ struct AdmissionResult {
   std::vector<RuleViolation> violations;
   // A request the handler cannot judge (a manifest that does not decode): answered with this
   // code (400) and message instead of a verdict, as upstream's decoder errors are. 0: judged.
+  // `refused_reason`, when set, is the Status reason (RB-2's QuotaExceeded).
   unsigned refused_code = 0;
   std::string refused_message;
-  void refuse(unsigned code, std::string message) {
+  std::string_view refused_reason;
+  void refuse(unsigned code, std::string message, std::string_view reason = {}) {
     refused_code = code;
     refused_message = std::move(message);
+    refused_reason = reason;
   }
   // Ready for a review of `object` (its vectors keep their capacity).
   void reset(const JsonValue* object) {
@@ -73,6 +77,7 @@ struct AdmissionResult {
     violations.clear();
     refused_code = 0;
     refused_message.clear();
+    refused_reason = {};
   }
 };
 

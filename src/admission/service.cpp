@@ -176,9 +176,11 @@ void review(const Route& route, std::string_view content_type, std::string& body
     }
   }
 
+  const JsonValue* dry_run = member(request, "dryRun");
+  req.dry_run = dry_run != nullptr && dry_run->IsBool() && dry_run->GetBool();
   judge(route.handler, req, result);
   if (result.refused_code != 0) {
-    answer.errored(env, result.refused_code, result.refused_message);
+    answer.errored(env, result.refused_code, result.refused_message, result.refused_reason);
     return;
   }
   if (result.patch.too_large()) {

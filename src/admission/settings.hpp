@@ -11,7 +11,8 @@
 
 namespace kpw {
 
-class ClusterState;  // cluster_state.hpp
+class ClusterState;       // cluster_state.hpp
+class QuotaEnforcement;   // quota.hpp
 
 struct Settings {
   // --strict-rules: what a violation of a `strict` rule does. Validators meet it through the
@@ -24,9 +25,11 @@ struct Settings {
   std::string purge_mode = "Gracefully";               // --default-purge-mode (the CRD's)
   std::int64_t toleration_seconds = 300;               // --default-toleration-seconds (the CRD's)
   std::optional<std::int64_t> rebalancer_ttl_seconds;  // --default-rebalancer-ttl-seconds
-  // --feature-gates (feature_gates.hpp): the one upstream gate that changes a verdict here.
-  // FederatedQuotaEnforcement never reaches a handler: main refuses to start with it on.
+  // --feature-gates (feature_gates.hpp): the upstream gates that change a verdict here.
   bool multiple_pod_templates_scheduling = false;  // RB-3
+  // FederatedQuotaEnforcement (RB-2): the quotas' cache and their status writes; null with the
+  // gate off (with it on, `serve` needs an API server: docs/operations.md).
+  QuotaEnforcement* quota = nullptr;
   // The cluster as the watch cache sees it (cluster_state.hpp), for RIC-1: null when no API server
   // is configured (`review`, `check`, --cluster-state=off, or no kubeconfig outside a pod).
   const ClusterState* cluster = nullptr;

@@ -60,6 +60,8 @@ inline constexpr std::string_view kCrbPermanentIdLabel =
 // distributor.
 inline constexpr std::string_view kBindingDependenciesAnnotation =
     "resourcebinding.karmada.io/dependencies";
+// The Status reason of RB-2's denial (karmada's util.QuotaExceededReason).
+inline constexpr std::string_view kQuotaExceededReason = "QuotaExceeded";
 
 // networking.karmada.io
 inline constexpr std::string_view kNetworkingGroup = "networking.karmada.io";

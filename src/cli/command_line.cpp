@@ -357,16 +357,19 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(1LL, 65536LL))
       ->capture_default_str();
   last_wins(app.add_option("--cluster-state", f.cluster_state,
-                           "RIC-1's read-only watch of resourceinterpretercustomizations: auto "
+                           "the watches of the API server RIC-1 reads (and, with "
+                           "FederatedQuotaEnforcement, RB-2: federatedresourcequotas): auto "
                            "(the API server of --kubeconfig, else $KUBECONFIG, else the pod's "
                            "service account; none: off) or off (every "
                            "ResourceInterpreterCustomization review warns that RIC-1 was not "
-                           "checked)"))
+                           "checked; RB-2's gate then stops the server)"))
       ->check(CLI::IsMember({"auto", "off"}))
       ->capture_default_str();
   last_wins(app.add_option("--kubeconfig", f.kubeconfig,
                            "kubeconfig of karmada-apiserver, whose "
-                           "ResourceInterpreterCustomizations RIC-1 reads; its current context"));
+                           "ResourceInterpreterCustomizations RIC-1 reads (and whose "
+                           "FederatedResourceQuotas RB-2 reads and charges); its current "
+                           "context"));
   last_wins(
       app.add_option("--kube-api-qps", f.kube_api_qps, "requests per second to that API server"))
       ->check(CLI::Range(0.1, 100000.0))
@@ -376,9 +379,9 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(1, 100000))
       ->capture_default_str();
   last_wins(app.add_option("--cluster-state-stale-after", f.cluster_state_stale_after,
-                           "a ResourceInterpreterCustomization review judged from a cache that "
-                           "has heard nothing from the API server for this long says so in a "
-                           "warning (0: never); readiness never depends on it"))
+                           "a review judged from a cache that has heard nothing from the API "
+                           "server for this long (RIC-1, RB-2) says so in a warning (0: never); "
+                           "readiness never depends on it"))
       ->check(Duration(false))
       ->capture_default_str();
   add_upstream_flags(app, f);
@@ -528,21 +531,13 @@ Settings settings_of(const ServeFlags& f) {
   return settings;
 }
 
-std::optional<std::string> apply_feature_gates(const ServeFlags& f, Settings& settings) {
+void apply_feature_gates(const ServeFlags& f, Settings& settings) {
   const FeatureGateSet gates = feature_gates_of(f);
-  if (gates.enabled(kFederatedQuotaEnforcementGate)) {
-    const bool by_all_alpha = !gates.given(kFederatedQuotaEnforcementGate);
-    return "--feature-gates: " + std::string(kFederatedQuotaEnforcementGate) +
-           (by_all_alpha ? " (turned on by AllAlpha=true)" : "") +
-           " is not offered yet: upstream's quota enforcement (RB-2) lists "
-           "FederatedResourceQuotas and writes their status from the webhook, which this server "
-           "does not do yet, and a partial quota check would be worse than none; leave it off" +
-           (by_all_alpha ? " (add " + std::string(kFederatedQuotaEnforcementGate) + "=false)"
-                         : "") +
-           " (docs/compatibility.md, \"ResourceBinding\")";
-  }
   settings.multiple_pod_templates_scheduling = gates.enabled(kMultiplePodTemplatesSchedulingGate);
-  return std::nullopt;
+}
+
+bool quota_enforcement(const ServeFlags& f) {
+  return feature_gates_of(f).enabled(kFederatedQuotaEnforcementGate);
 }
 
 }  // namespace kpw::cli

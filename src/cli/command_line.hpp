@@ -90,8 +90,11 @@ std::vector<std::string> flags_without_effect(const CLI::App& serve, const Serve
 
 // How reviews are judged, from the flags (their values were checked while parsing).
 Settings settings_of(const ServeFlags& f);
-// --feature-gates into `settings`; the usage error when a gate this server does not offer is on.
-std::optional<std::string> apply_feature_gates(const ServeFlags& f, Settings& settings);
+// --feature-gates into `settings` (RB-3's gate; RB-2's is quota_enforcement(), which only
+// `serve` can act on: it needs the API server).
+void apply_feature_gates(const ServeFlags& f, Settings& settings);
+// FederatedQuotaEnforcement is on (given, or by AllAlpha=true).
+bool quota_enforcement(const ServeFlags& f);
 // The gates as given.
 FeatureGateSet feature_gates_of(const ServeFlags& f);
 

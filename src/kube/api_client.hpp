@@ -1,6 +1,7 @@
-// A client of one Kubernetes API server, the little the watch cache needs of client-go's REST
-// client: GET a whole body, or GET a watch and stream its body; every wait bounded, the requests
-// rate-limited, one call at a time on the caller's thread, stoppable from any thread.
+// A client of one Kubernetes API server, the little the watch caches and RB-2's status writes need
+// of client-go's REST client: GET or PATCH a whole body, or GET a watch and stream its body; every
+// wait bounded, the requests rate-limited, one call at a time on the caller's thread, stoppable
+// from any thread.
 #pragma once
 
 #include <chrono>
@@ -16,6 +17,22 @@
 
 namespace kpw::kube {
 
+// Like client-go's token bucket (--kube-api-qps, --kube-api-burst); several clients may share
+// one, as one client-go client's requests do.
+class RateLimiter {
+ public:
+  RateLimiter(double qps, int burst);
+  // Takes a token now (0), or says how long until one is due (nothing taken).
+  std::chrono::duration<double> take();
+
+ private:
+  std::mutex mutex_;
+  const double qps_;
+  const double burst_;
+  double tokens_;
+  std::chrono::steady_clock::time_point refilled_;
+};
+
 struct ClientLimits {
   std::chrono::milliseconds connect_timeout{10'000};  // resolve, TCP connect and TLS handshake
   std::chrono::milliseconds request_timeout{60'000};  // a whole GET, from the request's write
@@ -23,6 +40,8 @@ struct ClientLimits {
   // Like upstream's --kube-api-qps and --kube-api-burst: a token bucket before every request.
   double qps = 40;
   int burst = 60;
+  // Shared with other clients (RB-2's writes); null: the client has a bucket of its own.
+  std::shared_ptr<RateLimiter> limiter;
 };
 
 struct Response {
@@ -43,6 +62,12 @@ class ApiClient {
 
   // GET `target` (path and query) and read the whole answer.
   Response get(std::string_view target);
+  // Any method with a body of `content_type` (RB-2's status write: PATCH), the whole answer read.
+  Response send(std::string_view method, std::string_view target, std::string_view body,
+                std::string_view content_type);
+  // Every later call ends by `deadline` at the latest (connect, rate limit and answer included),
+  // until it is cleared with nullopt.
+  void set_deadline(std::optional<std::chrono::steady_clock::time_point> deadline);
 
   // GET a watch: `on_bytes` is called with the body's bytes as they arrive (return false to stop
   // reading) until the server ends the answer, a read waits longer than `idle`, an error, or

@@ -1,20 +1,25 @@
-// The watch cache of the cluster's ResourceInterpreterCustomizations, for RIC-1 (client-go's
-// reflector is the model): list in pages, watch from the list's resourceVersion with bookmarks,
-// resume a broken watch from the last resourceVersion, list again on 410 Gone, back off with
-// jitter on errors; it publishes what RIC-1 needs into a ClusterState, which reviews read and
-// never wait on. One thread of its own; docs/operations.md "Cluster state".
+// A watch cache of one resource of the API server (client-go's reflector is the model): list in
+// pages, watch from the list's resourceVersion with bookmarks, resume a broken watch from the last
+// resourceVersion, list again on 410 Gone, back off with jitter on errors; it publishes what a
+// rule needs into a SyncState's index, which reviews read and never wait on. One thread of its
+// own per cache. Two are watched: ResourceInterpreterCustomizations for RIC-1 (ric_watch()) and,
+// with FederatedQuotaEnforcement, FederatedResourceQuotas for RB-2 (quota_watch());
+// docs/operations.md "Cluster state".
 #pragma once
 
 #include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "admission/cluster_state.hpp"
+#include "admission/quota.hpp"
 #include "kube/api_client.hpp"
 #include "kube/watch_events.hpp"
 
@@ -48,12 +53,39 @@ struct CacheStats {
   std::array<std::uint64_t, kErrorCodes.size() + 1> api_errors{};  // by kErrorCodes, then other
 };
 
-class RicCache {
+// What a cache watches and what it makes of the objects.
+template <class Summary>
+struct Watched {
+  const WatchedKind<Summary>* kind = nullptr;
+  std::string_view path;          // the collection: /apis/<group>/<version>/<resource>
+  std::string_view resource;      // its plural, for logs
+  std::string_view group;         // for the hint when the credentials may not read it
+  std::string_view rights;        // what to grant then: "get, list, watch"
+  std::string_view purpose;       // the rule that reads it ("RIC-1")
+  std::string_view metrics;       // the metrics' prefix (karmada_policy_webhook_cluster_state)
+  std::string_view objects_help;  // what the objects gauge counts
+  // Where an object is kept: unique per object.
+  std::string (*key)(const Summary&) = nullptr;
+  // Publishes the index of `items` (by key) into the state; `changed` holds the keys changed
+  // since the last publish, or is null after a new list (everything may have).
+  std::function<void(const std::map<std::string, Summary>& items,
+                     const std::vector<std::string>* changed)>
+      publish;
+};
+
+// RIC-1's: every ResourceInterpreterCustomization, by target, into `state`.
+Watched<RicSummary> ric_watch(ClusterState& state);
+// RB-2's: every FederatedResourceQuota, by namespace, into `state`.
+Watched<QuotaSummary> quota_watch(QuotaState& state);
+
+template <class Summary>
+class WatchCache {
  public:
-  RicCache(std::unique_ptr<ApiClient> client, ClusterState& state, CacheOptions options);
-  ~RicCache();  // stops
-  RicCache(const RicCache&) = delete;
-  RicCache& operator=(const RicCache&) = delete;
+  WatchCache(std::unique_ptr<ApiClient> client, SyncState& state, Watched<Summary> watched,
+             CacheOptions options);
+  ~WatchCache();  // stops
+  WatchCache(const WatchCache&) = delete;
+  WatchCache& operator=(const WatchCache&) = delete;
 
   void start();
   void stop();
@@ -66,19 +98,21 @@ class RicCache {
   bool list();  // true: the index holds a whole list; rv_ set
   enum class WatchEnd { kResume, kRelist, kFailed };
   WatchEnd watch();
-  bool apply(std::string& event_text);  // false: the event says relist (410) or is unreadable
   void publish();
   void heard();
   void count_error(unsigned status);
   void log_failure(std::string_view what, const Response& response);
 
   std::unique_ptr<ApiClient> client_;
-  ClusterState& state_;
+  SyncState& state_;
+  const Watched<Summary> watched_;
   const CacheOptions options_;
   std::thread thread_;
-  std::string resource_version_;             // the cache's thread only
-  std::map<std::string, RicSummary> items_;  // by name; the cache's thread only
+  std::string resource_version_;          // the cache's thread only
+  std::map<std::string, Summary> items_;  // by key; the cache's thread only
+  std::vector<std::string> changed_;      // keys changed since the last publish
   bool dirty_ = false;
+  bool relisted_ = false;  // a list replaced items_ since the last publish
   std::chrono::steady_clock::time_point published_at_{};
 
   // Read by any thread.
@@ -88,5 +122,8 @@ class RicCache {
   std::atomic<std::int64_t> event_ns_{0};  // steady clock; 0: never (heard: in state_)
   std::array<std::atomic<std::uint64_t>, kErrorCodes.size() + 1> api_errors_{};
 };
+
+using RicCache = WatchCache<RicSummary>;
+using QuotaCache = WatchCache<QuotaSummary>;
 
 }  // namespace kpw::kube

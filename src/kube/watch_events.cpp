@@ -4,13 +4,14 @@
 #include <utility>
 
 #include "api/object.hpp"
+#include "validators/resource_binding_quota.hpp"
 
 namespace kpw::kube {
 
 namespace {
 
-constexpr std::string_view kRicKind = "ResourceInterpreterCustomization";
-constexpr std::string_view kRicListKind = "ResourceInterpreterCustomizationList";
+constexpr std::string_view kRicKindName = "ResourceInterpreterCustomization";
+constexpr std::string_view kQuotaKindName = "FederatedResourceQuota";
 
 // Parses `text` with the thread's arena; the caller reads the document, then releases it (so no
 // document outlives the text it points into).
@@ -31,11 +32,6 @@ const JsonValue* parse(std::string& text, std::string_view what, std::string& er
   }
   return &arena.document();
 }
-
-// Releases the thread's document however the read ends.
-struct ReleaseDocument {
-  ~ReleaseDocument() { thread_json_arena().release(); }
-};
 
 // A `kind` that is present, a non-empty string and not `expected`: what to say of it.
 std::optional<std::string> other_kind(const JsonValue& object, std::string_view expected) {
@@ -59,7 +55,7 @@ std::optional<std::string> read_ric(const JsonValue& object, RicSummary& out) {
   out.target_kind.clear();
   out.operations = 0;
   if (!object.IsObject()) return "the object is not a JSON object";
-  if (auto other = other_kind(object, kRicKind)) return "the object is " + *other;
+  if (auto other = other_kind(object, kRicKindName)) return "the object is " + *other;
   const JsonValue* metadata = object_member(&object, "metadata");
   const JsonValue* name = member(metadata, "name");
   if (name == nullptr) return "the object has no metadata.name";
@@ -82,35 +78,105 @@ std::optional<std::string> read_ric(const JsonValue& object, RicSummary& out) {
   return std::nullopt;
 }
 
-std::optional<std::string> read_ric_list(std::string& body, ListPage& out) {
-  out.items.clear();
+std::optional<std::string> read_quota_summary(const JsonValue& object, QuotaSummary& out) {
+  out.ns.clear();
+  out.name.clear();
   out.resource_version.clear();
-  out.continue_token.clear();
+  if (!object.IsObject()) return "the object is not a JSON object";
+  if (auto other = other_kind(object, kQuotaKindName)) return "the object is " + *other;
+  const JsonValue* metadata = object_member(&object, "metadata");
+  const JsonValue* name = member(metadata, "name");
+  if (name == nullptr) return "the object has no metadata.name";
+  if (!name->IsString()) return "the object's metadata.name is not a string";
+  if (name->GetStringLength() == 0) return "the object's metadata.name is empty";
+  const std::string_view ns = string_or_empty(metadata, "namespace");
+  if (ns.empty()) return "the object has no metadata.namespace";
+  out.ns.assign(ns);
+  if (auto error = read_quota(object, out.entry)) return "the object: " + *error;
+  out.name = out.entry.name;
+  out.resource_version = out.entry.resource_version;
+  return std::nullopt;
+}
+
+namespace detail {
+
+ReleaseDocument::~ReleaseDocument() { thread_json_arena().release(); }
+
+std::optional<std::string> open_list(std::string& body, std::string_view list_kind,
+                                     std::string& resource_version, std::string& continue_token,
+                                     const JsonValue*& items) {
+  items = nullptr;
   std::string error;
-  const ReleaseDocument release;
   const JsonValue* root = parse(body, "the list", error);
   if (root == nullptr) return error;
   if (string_or_empty(root, "kind") == "Status") {
     const ApiStatus status = read_status(*root);
     return "the list is a Status: " + status.message;
   }
-  if (auto other = other_kind(*root, kRicListKind)) return "the list is " + *other;
+  if (auto other = other_kind(*root, list_kind)) return "the list is " + *other;
   const JsonValue* metadata = object_member(root, "metadata");
-  out.resource_version.assign(string_or_empty(metadata, "resourceVersion"));
-  if (out.resource_version.empty()) return "the list has no metadata.resourceVersion";
-  out.continue_token.assign(string_or_empty(metadata, "continue"));
-  const JsonValue* items = member(root, "items");
-  if (items == nullptr) return std::nullopt;  // null or absent: no items
-  if (!items->IsArray()) return "the list's items is not an array";
-  out.items.resize(items->Size());
-  for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
-    if (auto item_error = read_ric((*items)[i], out.items[i])) {
-      out.items.clear();
-      return "the list's items[" + std::to_string(i) + "]: " + *item_error;
-    }
+  resource_version.assign(string_or_empty(metadata, "resourceVersion"));
+  if (resource_version.empty()) return "the list has no metadata.resourceVersion";
+  continue_token.assign(string_or_empty(metadata, "continue"));
+  items = member(root, "items");
+  if (items != nullptr && !items->IsArray()) {
+    items = nullptr;
+    return "the list's items is not an array";
   }
   return std::nullopt;
 }
+
+std::string_view event_name(EventType type) {
+  switch (type) {
+    case EventType::kAdded:
+      return "ADDED";
+    case EventType::kModified:
+      return "MODIFIED";
+    case EventType::kDeleted:
+      return "DELETED";
+    case EventType::kBookmark:
+      return "BOOKMARK";
+    case EventType::kError:
+      return "ERROR";
+  }
+  return "";
+}
+
+std::optional<std::string> open_event(std::string& text, EventType& type, const JsonValue*& object,
+                                      std::string& bookmark_version, ApiStatus& status) {
+  type = EventType::kAdded;
+  object = nullptr;
+  std::string error;
+  const JsonValue* root = parse(text, "the watch event", error);
+  if (root == nullptr) return error;
+  const JsonValue* type_value = member(root, "type");
+  if (type_value == nullptr || !type_value->IsString()) return "the watch event has no type";
+  const JsonValue* event_object = object_member(root, "object");
+  if (event_object == nullptr) return "the watch event has no object";
+  const std::string_view name = view(*type_value);
+  if (name == "ADDED" || name == "MODIFIED" || name == "DELETED") {
+    type = name == "ADDED"      ? EventType::kAdded
+           : name == "MODIFIED" ? EventType::kModified
+                                : EventType::kDeleted;
+    object = event_object;
+    return std::nullopt;
+  }
+  if (name == "BOOKMARK") {
+    type = EventType::kBookmark;
+    bookmark_version.assign(
+        string_or_empty(object_member(event_object, "metadata"), "resourceVersion"));
+    if (bookmark_version.empty()) return "the BOOKMARK event has no metadata.resourceVersion";
+    return std::nullopt;
+  }
+  if (name == "ERROR") {
+    type = EventType::kError;
+    status = read_status(*event_object);
+    return std::nullopt;
+  }
+  return "unknown watch event type " + echoed(name);
+}
+
+}  // namespace detail
 
 ApiStatus read_status(const JsonValue& object) {
   ApiStatus status;
@@ -124,12 +190,22 @@ ApiStatus read_status(const JsonValue& object) {
   return status;
 }
 
+std::string status_text(unsigned status_code, std::string_view body, std::string_view error) {
+  if (status_code == 0) return std::string(error);
+  const ApiStatus status = read_status(body);
+  std::string text = "HTTP " + std::to_string(status_code);
+  if (!status.reason.empty()) text += " " + status.reason;
+  if (!status.message.empty()) text += ": " + status.message;
+  if (!error.empty()) text += " (" + std::string(error) + ")";
+  return text;
+}
+
 ApiStatus read_status(std::string_view body) {
   const std::size_t first = body.find_first_not_of(" \t\r\n");
   if (first != std::string_view::npos && body[first] == '{') {
     std::string text(body);
     std::string error;
-    const ReleaseDocument release;
+    const detail::ReleaseDocument release;
     const JsonValue* root = parse(text, "the body", error);
     if (root != nullptr && string_or_empty(root, "kind") == "Status") return read_status(*root);
   }
@@ -142,45 +218,6 @@ ApiStatus read_status(std::string_view body) {
     status.message += "... (" + std::to_string(body.size()) + " bytes)";
   }
   return status;
-}
-
-std::optional<std::string> read_watch_event(std::string& text, WatchEvent& out) {
-  out.type = EventType::kAdded;
-  out.object = RicSummary{};
-  out.status = ApiStatus{};
-  std::string error;
-  const ReleaseDocument release;
-  const JsonValue* root = parse(text, "the watch event", error);
-  if (root == nullptr) return error;
-  const JsonValue* type = member(root, "type");
-  if (type == nullptr || !type->IsString()) return "the watch event has no type";
-  const JsonValue* object = object_member(root, "object");
-  if (object == nullptr) return "the watch event has no object";
-  const std::string_view name = view(*type);
-  if (name == "ADDED" || name == "MODIFIED" || name == "DELETED") {
-    out.type = name == "ADDED"      ? EventType::kAdded
-               : name == "MODIFIED" ? EventType::kModified
-                                    : EventType::kDeleted;
-    if (auto ric = read_ric(*object, out.object)) {
-      return "the " + std::string(name) + " event: " + *ric;
-    }
-    return std::nullopt;
-  }
-  if (name == "BOOKMARK") {
-    out.type = EventType::kBookmark;
-    out.object.resource_version.assign(
-        string_or_empty(object_member(object, "metadata"), "resourceVersion"));
-    if (out.object.resource_version.empty()) {
-      return "the BOOKMARK event has no metadata.resourceVersion";
-    }
-    return std::nullopt;
-  }
-  if (name == "ERROR") {
-    out.type = EventType::kError;
-    out.status = read_status(*object);
-    return std::nullopt;
-  }
-  return "unknown watch event type " + echoed(name);
 }
 
 // --- EventFramer ---

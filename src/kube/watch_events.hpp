@@ -9,10 +9,11 @@
 #include <string_view>
 #include <vector>
 
+#include "admission/quota.hpp"
 #include "api/interpreter_operations.hpp"
 #include "json/json.hpp"
 
-// The readers that take a text (read_ric_list, read_status, read_watch_event) parse it with the
+// The readers that take a text (read_list, read_status, read_event) parse it with the
 // calling thread's JsonArena (thread_json_arena()) and leave that arena empty: whatever document
 // the thread held is gone. The cache calls them on its own thread, never on a review thread.
 
@@ -31,23 +32,6 @@ struct RicSummary {
   bool operator==(const RicSummary&) const = default;
 };
 
-// Reads one RIC object into `out` (every field set anew). An error when the value is not an
-// object, when metadata.name is missing, not a string or empty, or when `kind` is present and
-// names another kind.
-std::optional<std::string> read_ric(const JsonValue& object, RicSummary& out);
-
-// A LIST page: {"kind":"ResourceInterpreterCustomizationList",
-// "metadata":{"resourceVersion":"..","continue":".."},"items":[...]}.
-struct ListPage {
-  std::vector<RicSummary> items;
-  std::string resource_version;  // the list's: the watch starts from the last page's
-  std::string continue_token;    // "" on the last page
-};
-// Parses `body` in place. An error when it is not JSON, not an object, another kind, has no
-// metadata.resourceVersion (nothing to watch from), `items` is not an array, or an item is not
-// a RIC (read_ric, with its index).
-std::optional<std::string> read_ric_list(std::string& body, ListPage& out);
-
 // A metav1.Status (the body of a non-2xx answer, the object of an ERROR event).
 struct ApiStatus {
   int code = 0;  // 0: the body was not a Status
@@ -64,18 +48,129 @@ inline constexpr std::size_t kMaxStatusEchoBytes = 200;
 ApiStatus read_status(std::string_view body);
 // A Status object's code (0 when absent or not an int), reason and message ("" when absent).
 ApiStatus read_status(const JsonValue& object);
+// What an answer of the API server says went wrong, for a log line or a review's message:
+// "HTTP 409 Conflict: <the Status's message>", or the client's error when no answer came.
+std::string status_text(unsigned status, std::string_view body, std::string_view error);
+
+// Reads one RIC object into `out` (every field set anew). An error when the value is not an
+// object, when metadata.name is missing, not a string or empty, or when `kind` is present and
+// names another kind.
+std::optional<std::string> read_ric(const JsonValue& object, RicSummary& out);
+
+// What a watch cache keeps of one FederatedResourceQuota (RB-2): its namespace and what RB-2
+// reads (admission/quota.hpp).
+struct QuotaSummary {
+  std::string ns;
+  std::string name;
+  std::string resource_version;
+  QuotaEntry entry;
+
+  bool operator==(const QuotaSummary&) const = default;
+};
+// Reads one FederatedResourceQuota into `out`, as read_ric does (metadata.namespace required).
+std::optional<std::string> read_quota_summary(const JsonValue& object, QuotaSummary& out);
+
+// The kind a cache watches, for the readers below: a Summary has `name` and `resource_version`.
+template <class Summary>
+struct WatchedKind {
+  std::string_view list_kind;  // the LIST answer's kind
+  std::optional<std::string> (*read)(const JsonValue& object, Summary& out);
+};
+inline constexpr WatchedKind<RicSummary> kRicKind{"ResourceInterpreterCustomizationList",
+                                                  &read_ric};
+inline constexpr WatchedKind<QuotaSummary> kQuotaKind{"FederatedResourceQuotaList",
+                                                      &read_quota_summary};
+
+// A LIST page: {"kind":"<Kind>List", "metadata":{"resourceVersion":"..","continue":".."},
+// "items":[...]}.
+template <class Summary>
+struct ListPageOf {
+  std::vector<Summary> items;
+  std::string resource_version;  // the list's: the watch starts from the last page's
+  std::string continue_token;    // "" on the last page
+};
+using ListPage = ListPageOf<RicSummary>;
 
 enum class EventType { kAdded, kModified, kDeleted, kBookmark, kError };
 
-struct WatchEvent {
+template <class Summary>
+struct WatchEventOf {
   EventType type = EventType::kAdded;
-  RicSummary object;  // ADDED/MODIFIED/DELETED: the RIC; BOOKMARK: only resource_version filled
-  ApiStatus status;   // ERROR: the Status (code 410 = resourceVersion too old: the cache relists)
+  Summary object;    // ADDED/MODIFIED/DELETED: the object; BOOKMARK: only resource_version filled
+  ApiStatus status;  // ERROR: the Status (code 410 = resourceVersion too old: the cache relists)
 };
+
+using WatchEvent = WatchEventOf<RicSummary>;
+
+namespace detail {
+// Releases the thread's JSON document however a read ends.
+struct ReleaseDocument {
+  ~ReleaseDocument();
+};
+// Parses a LIST answer (the thread's arena: release with ReleaseDocument); `items` null when
+// absent or null.
+std::optional<std::string> open_list(std::string& body, std::string_view list_kind,
+                                     std::string& resource_version, std::string& continue_token,
+                                     const JsonValue*& items);
+// Parses one event: its type, and the object of ADDED/MODIFIED/DELETED, the resourceVersion of
+// a BOOKMARK or the Status of an ERROR.
+std::optional<std::string> open_event(std::string& text, EventType& type, const JsonValue*& object,
+                                      std::string& bookmark_version, ApiStatus& status);
+std::string_view event_name(EventType type);
+}  // namespace detail
+
+// Parses `body` in place. An error when it is not JSON, not an object, another kind, has no
+// metadata.resourceVersion (nothing to watch from), `items` is not an array, or an item does not
+// read (with its index).
+template <class Summary>
+std::optional<std::string> read_list(std::string& body, const WatchedKind<Summary>& kind,
+                                     ListPageOf<Summary>& out) {
+  out.items.clear();
+  out.resource_version.clear();
+  out.continue_token.clear();
+  const detail::ReleaseDocument release;
+  const JsonValue* items = nullptr;
+  if (auto error = detail::open_list(body, kind.list_kind, out.resource_version, out.continue_token,
+                                     items)) {
+    return error;
+  }
+  if (items == nullptr) return std::nullopt;
+  out.items.resize(items->Size());
+  for (rapidjson::SizeType i = 0; i < items->Size(); ++i) {
+    if (auto item_error = kind.read((*items)[i], out.items[i])) {
+      out.items.clear();
+      return "the list's items[" + std::to_string(i) + "]: " + *item_error;
+    }
+  }
+  return std::nullopt;
+}
+inline std::optional<std::string> read_ric_list(std::string& body, ListPage& out) {
+  return read_list(body, kRicKind, out);
+}
+
 // One event's JSON text {"type":"ADDED","object":{...}}, parsed in place; every field of `out`
 // set anew. An error for invalid JSON, a missing type or object, an unknown type, an object that
-// is not a RIC, or a BOOKMARK without metadata.resourceVersion.
-std::optional<std::string> read_watch_event(std::string& text, WatchEvent& out);
+// does not read, or a BOOKMARK without metadata.resourceVersion.
+template <class Summary>
+std::optional<std::string> read_event(std::string& text, const WatchedKind<Summary>& kind,
+                                      WatchEventOf<Summary>& out) {
+  out.object = Summary{};
+  out.status = ApiStatus{};
+  const detail::ReleaseDocument release;
+  const JsonValue* object = nullptr;
+  if (auto error =
+          detail::open_event(text, out.type, object, out.object.resource_version, out.status)) {
+    return error;
+  }
+  if (object == nullptr) return std::nullopt;
+  if (auto error = kind.read(*object, out.object)) {
+    return "the " + std::string(detail::event_name(out.type)) + " event: " + *error;
+  }
+  return std::nullopt;
+}
+inline std::optional<std::string> read_watch_event(std::string& text, WatchEvent& out) {
+  return read_event(text, kRicKind, out);
+}
 
 // The watch stream's framing: the API server writes one JSON object per event, each followed by
 // "\n", in HTTP chunks that split events anywhere. Feed it bytes as they arrive; take whole

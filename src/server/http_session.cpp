@@ -174,6 +174,7 @@ template <class Derived>
 void HttpSession<Derived>::on_body(error_code ec) {
   if (parser_) body_.swap(parser_->get().body());
   if (ec) return fail_read(ec);
+  if (waits_on_api_server()) return judge_waiting();
   if (!large_slot_) {
     // On this loop (a small body costs microseconds, less than a hop to another thread), in
     // batches: the review waits behind the requests of the loop's other ready connections, and
@@ -197,6 +198,34 @@ void HttpSession<Derived>::on_body(error_code ec) {
     self->judge();
     release_review_document();
     self->give_back_large_slot();
+    net::post(self->derived().stream().get_executor(), [self] { self->answer(); });
+  });
+}
+
+// A review that may wait on the API server (RB-2's status writes) is judged on a thread of its
+// own, never on this loop, where it would hold up every connection of the loop while it waits.
+template <class Derived>
+bool HttpSession<Derived>::waits_on_api_server() const {
+  if (state_.waiting == nullptr || target_.route == nullptr) return false;
+  for (const std::string& path : state_.options.judge_off_loop) {
+    if (target_.route->path == path) return true;
+  }
+  return false;
+}
+
+template <class Derived>
+void HttpSession<Derived>::judge_waiting() {
+  if (!state_.waiting->try_acquire()) {
+    give_back_large_slot();
+    answer_.busy_waiting(state_.waiting->max_in_flight());
+    return send(head_.keep_alive && !state_.stopping);
+  }
+  derived().no_deadline();
+  state_.waiting->post(body_.size(), [self = derived().shared_from_this()] {
+    self->judge();
+    release_review_document();
+    self->give_back_large_slot();
+    self->state_.waiting->release();
     net::post(self->derived().stream().get_executor(), [self] { self->answer(); });
   });
 }

@@ -107,6 +107,8 @@ class HttpSession : public Connection {
   void read_body_rest();
   void on_body(error_code ec);
   bool take_large_slot();
+  bool waits_on_api_server() const;
+  void judge_waiting();
   void give_back_large_slot();
   void refuse_large(std::uint64_t length);
   void discard_body(bool keep_alive);

@@ -37,14 +37,16 @@ constexpr auto kQuiet = std::chrono::seconds(1);
 
 void prepare_review_thread() { block_cache::enable_for_this_thread(kReviewCacheBytes); }
 
-ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight)
+ReviewPool::ReviewPool(unsigned threads, std::size_t max_in_flight, bool background)
     : max_in_flight_(max_in_flight) {
   queue_.reserve(max_in_flight + 2);
   threads_.reserve(threads);
   for (unsigned i = 0; i < threads; ++i) {
-    threads_.emplace_back([this] {
-      lower_priority();
-      prepare_review_thread();
+    threads_.emplace_back([this, background] {
+      if (background) {
+        lower_priority();
+        prepare_review_thread();
+      }
       // A job's own recovery boundary answers what a review throws; this one keeps the thread
       // alive should anything else escape.
       for (;;) {

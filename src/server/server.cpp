@@ -2,13 +2,13 @@
 
 #include <malloc.h>
 
-#include <csignal>
-
 #include <algorithm>
 #include <boost/asio/executor_work_guard.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <boost/asio/signal_set.hpp>
+#include <csignal>
 #include <memory>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -108,6 +108,12 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   ReviewPool reviews(std::max(1u, options.review_threads),
                      std::max<std::size_t>(1, options.max_large_reviews));
   state.reviews = &reviews;
+  std::optional<ReviewPool> waiting;
+  if (!options.judge_off_loop.empty()) {
+    waiting.emplace(std::max(1u, options.waiting_review_threads),
+                    std::max<std::size_t>(1, options.max_waiting_reviews), false);
+    state.waiting = &*waiting;
+  }
   // The first loop also carries the listeners, timers and signals.
   net::io_context& ioc = *loops.front();
   tcp::acceptor acceptor(ioc);

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "admission/service.hpp"
 
@@ -32,6 +33,12 @@ struct ServerOptions {
   std::size_t large_review_bytes = 64 * 1024;
   unsigned review_threads = 1;
   std::size_t max_large_reviews = 8;
+  // Paths whose reviews may wait on the API server (RB-2's status writes): judged on threads of
+  // their own, never on an I/O thread; at most max_waiting_reviews at once, more are refused with
+  // HTTP 429 and Retry-After.
+  std::vector<std::string> judge_off_loop;
+  unsigned waiting_review_threads = 8;
+  std::size_t max_waiting_reviews = 64;
   std::size_t max_connections = 4096;  // more are accepted and closed at once
   // Plain-HTTP listeners; "" or "0" disables one.
   std::string health_probe_address = ":8000";  // /healthz, /readyz

@@ -41,6 +41,9 @@ struct ServerState {
   // Large reviews are judged there, off the I/O threads. Set before serving; destroyed before the
   // loops (its queued jobs hold sessions of the loops).
   ReviewPool* reviews = nullptr;
+  // Reviews that may wait on the API server (ServerOptions::judge_off_loop) are judged there;
+  // null when there are none.
+  ReviewPool* waiting = nullptr;
   std::atomic<bool> stopping{false};
   std::atomic<bool> ready{false};
   std::atomic<TlsContext> tls;

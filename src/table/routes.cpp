@@ -196,8 +196,10 @@ constexpr auto kRoutes = std::to_array<Route>({
      .reads = Reads::kObjectAndOldOnUpdate,
      .handler = &validate_resource_binding,
      .rules = rules::kResourceBindingRules,
+     // RB-2 writes the quotas' status, but not for a dry run (upstream's entry says the same).
      .entry = {.name = "resourcebinding.karmada-policy-webhook.karmada.io",
-               .upstream_name = "resourcebinding.karmada.io"}},
+               .upstream_name = "resourcebinding.karmada.io",
+               .side_effects = SideEffects::kNoneOnDryRun}},
     // The permanent-id label, minted on CREATE only (as upstream registers them).
     {.path = "/mutate-resourcebinding",
      .mutating = true,

@@ -5,7 +5,7 @@
 //
 //   hostile_bodies.py --out DIR --sizes 65536,1048576,3145728
 //   worstcase DIR [--sizes 65536,1048576] [--min-time 0.2] [--timeout 30] [--json FILE]
-//             [--ratio-limit R] [--ric1-entries N] [--quiet]
+//             [--ratio-limit R] [--ric1-entries N] [--rb2 COMPONENTS,QUOTAS] [--quiet]
 //
 // DIR holds DIR/<webhook path without the leading slash>/<shape>-<size>.json. Each body is
 // measured in a child process (fork), so a review that runs past --timeout can be stopped (it is
@@ -30,6 +30,12 @@
 // operations (allowed: the rule walks every one), and against one holding none; after the table
 //   RIC-1 against N cached customizations of the body's target, none overlapping (the whole walk):
 //     X µs per review (against none: Y µs; Z ns per cached customization)
+// Then RB-2's worst case, which grows with the binding's components and the namespace's quotas:
+// --rb2 COMPONENTS,QUOTAS (10000,1000; 0,0: not run) — a ResourceBinding of that many components,
+// each charging a resource of its own, judged against that many quotas of its namespace, all
+// passing but the last (every quota judged, nothing written), and against a namespace with none:
+//   RB-2: a ResourceBinding of C components (...) against Q quotas ...:
+//     X µs per review (no quota in the namespace: Y µs), answer N B
 // Exit status: 0 when every body was measured or timed out, 1 when a body could not be (unreadable,
 // or the review crashed, or RIC-1's case answered wrongly), 2 on a usage error or when DIR holds no
 // body.
@@ -57,10 +63,13 @@ void usage() {
   std::fprintf(
       stderr,
       "usage: worstcase DIR [--sizes N,N,...] [--min-time SECONDS] [--timeout SECONDS]\n"
-      "                 [--json FILE] [--ratio-limit R] [--ric1-entries N] [--quiet]\n"
+      "                 [--json FILE] [--ratio-limit R] [--ric1-entries N]\n"
+      "                 [--rb2 COMPONENTS,QUOTAS] [--quiet]\n"
       "DIR: what test/e2e/hostile_bodies.py --out DIR wrote (DIR/<path>/<shape>-<size>.json)\n"
       "--ric1-entries N: RIC-1 judged against N cached customizations of the body's target\n"
-      "                  (default 100000; 0: not run)\n");
+      "                  (default 100000; 0: not run)\n"
+      "--rb2 C,Q: RB-2 judged for a binding of C components against Q quotas of its namespace\n"
+      "           (default 10000,1000; 0,0: not run)\n");
 }
 
 bool parse_double(const char* text, double& out) {
@@ -130,6 +139,29 @@ int ric1_case(const Options& o) {
   return status;
 }
 
+// RB-2: the binding against o.rb2_quotas quotas and against none: one line. Returns 1 when
+// either could not be measured or answered wrongly.
+int rb2_case(const Options& o) {
+  int status = 0;
+  Result at[2];
+  const std::size_t quotas[2] = {0, o.rb2_quotas};
+  for (int i = 0; i < 2; ++i) {
+    at[i] = measure_rb2(o.rb2_components, quotas[i], o);
+    if (at[i].outcome == Outcome::kError) {
+      status = 1;
+      std::fprintf(stderr, "worstcase: RB-2: %s\n", at[i].error.c_str());
+    }
+  }
+  std::printf(
+      "\nRB-2: a ResourceBinding of %zu components (%zu names charged, %zu bytes) against %zu "
+      "quotas of its namespace, each limiting 102 names, the last denying (every quota judged; "
+      "nothing written):\n  %s µs per review (no quota in the namespace: %s µs), answer %zu B%s\n",
+      o.rb2_components, o.rb2_components + 2, at[1].bytes, o.rb2_quotas,
+      us_cell(at[1], o.timeout).c_str(), us_cell(at[0], o.timeout).c_str(), at[1].answer_bytes,
+      status != 0 ? "  ERROR: see stderr" : "");
+  return status;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -158,6 +190,10 @@ int main(int argc, char** argv) {
         return usage(), 2;
       }
       o.ric1_entries = static_cast<std::size_t>(entries);
+    } else if (flag == "--rb2" && has_value) {
+      if (std::sscanf(argv[++i], "%zu,%zu", &o.rb2_components, &o.rb2_quotas) != 2) {
+        return usage(), 2;
+      }
     } else if (flag == "--json" && has_value) {
       o.json = argv[++i];
     } else if (flag == "--sizes" && has_value) {
@@ -232,5 +268,6 @@ int main(int argc, char** argv) {
 
   int status = report(rows, sizes, o, byte_ratio, ratio_limit);
   if (o.ric1_entries > 0 && ric1_case(o) != 0) status = 1;
+  if (o.rb2_components > 0 && rb2_case(o) != 0) status = 1;
   return status;
 }

@@ -24,6 +24,10 @@ struct Options {
   std::string json;
   bool quiet = false;
   std::size_t ric1_entries = 100000;  // RIC-1's worst case against that many cached (0: not run)
+  // RB-2's worst case: a binding of that many components against that many quotas of its
+  // namespace (0 components: not run).
+  std::size_t rb2_components = 10000;
+  std::size_t rb2_quotas = 1000;
 };
 
 enum class Outcome { kMeasured, kTimedOut, kSkipped, kError, kMissing };
@@ -84,6 +88,13 @@ Result measure(const std::string& file, const std::string& path, const Options& 
 // its own (allowed: RIC-1 walks them all). kError unless allowed without a warning, or when one
 // conflicting customization does not deny it (the index would not be the body's target).
 Result measure_ric1(std::size_t entries, const Options& o);
+// RB-2's worst case: a ResourceBinding of `components` components, each requesting cpu, memory
+// and an extended resource of its own (so the charge has `components` + 2 names), scheduled to
+// two clusters, judged against a synced QuotaState of `quotas` quotas of its namespace, each
+// limiting cpu, memory and 100 of the extended resources, all within their limits but the last in
+// name order, which denies (no write: nothing reaches the API server). With `quotas` 0 the same
+// binding against a namespace without quotas. kError unless the answer is the expected one.
+Result measure_rb2(std::size_t components, std::size_t quotas, const Options& o);
 
 // ---- worstcase_report.cpp: the output ----
 

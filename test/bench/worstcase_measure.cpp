@@ -23,8 +23,10 @@
 #include <vector>
 
 #include "admission/cluster_state.hpp"
+#include "admission/quota.hpp"
 #include "admission/service.hpp"
 #include "admission/settings.hpp"
+#include "kube/quota_ledger.hpp"
 #include "util/file.hpp"
 #include "util/lua_syntax.hpp"
 #include "worstcase.hpp"
@@ -141,13 +143,86 @@ const kpw::Settings& ric_settings(std::size_t entries, bool conflict) {
   return settings;
 }
 
+// RB-2's worst case (measure_rb2): the binding's namespace, and the quota that denies it.
+constexpr std::string_view kRb2Namespace = "tenant";
+constexpr std::string_view kRb2Denier = "zz-last";
+
+std::string rb2_body(std::size_t components) {
+  std::string body =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{)"
+      R"("uid":"5c1e0b7a-2d3f-4e8a-9b6c-0f1e2d3c4b5a",)"
+      R"("kind":{"group":"work.karmada.io","version":"v1alpha2","kind":"ResourceBinding"},)"
+      R"("resource":{"group":"work.karmada.io","version":"v1alpha2","resource":"resourcebindings"},)"
+      R"("name":"hostile","namespace":"tenant","operation":"CREATE",)"
+      R"("userInfo":{"username":"system:karmada:karmada-scheduler"},"object":{)"
+      R"("apiVersion":"work.karmada.io/v1alpha2","kind":"ResourceBinding",)"
+      R"("metadata":{"name":"hostile","namespace":"tenant"},"spec":{)"
+      R"("resource":{"apiVersion":"apps/v1","kind":"Deployment","name":"hostile"},)"
+      R"("clusters":[{"name":"member1","replicas":1},{"name":"member2","replicas":1}],)"
+      R"("components":[)";
+  for (std::size_t i = 0; i < components; ++i) {
+    if (i > 0) body += ',';
+    body += format(R"({"name":"c%06zu","replicas":1,"replicaRequirements":{"resourceRequest":)"
+                   R"({"cpu":"1m","memory":"1Mi","example.com/r%06zu":"1"}}})",
+                   i, i);
+  }
+  body += R"(]}},"dryRun":false}})";
+  return body;
+}
+
+// A synced QuotaState for rb2_body: `quotas` quotas in kRb2Namespace, each limiting cpu, memory
+// and 100 of the binding's extended resources far above the charge, then kRb2Denier limiting cpu
+// below it; the QuotaLedger that charges them (no API server is ever called: the last denies).
+const kpw::Settings& rb2_settings(std::size_t quotas) {
+  auto index = std::make_shared<kpw::QuotaIndex>();
+  auto list = std::make_shared<std::vector<kpw::QuotaEntry>>();
+  const auto limit = [](std::string name, std::string_view text) {
+    return kpw::ResourceLimit{std::move(name), kpw::parse_quantity(text).value, std::string(text)};
+  };
+  for (std::size_t i = 0; i < quotas; ++i) {
+    kpw::QuotaEntry q;
+    q.name = format("q-%06zu", i);
+    q.resource_version = "1";
+    for (std::size_t r = 0; r < 100; ++r) {
+      q.overall.push_back(limit(format("example.com/r%06zu", (i * 100 + r) % 1000000), "1M"));
+    }
+    q.overall.push_back(limit("cpu", "1M"));
+    q.overall.push_back(limit("memory", "1Pi"));
+    std::sort(q.overall.begin(), q.overall.end(),
+              [](const auto& a, const auto& b) { return a.name < b.name; });
+    list->push_back(std::move(q));
+  }
+  if (quotas > 0) {
+    kpw::QuotaEntry last;
+    last.name = std::string(kRb2Denier);
+    last.resource_version = "1";
+    last.overall.push_back(limit("cpu", "1m"));
+    list->push_back(std::move(last));
+    index->by_namespace[std::string(kRb2Namespace)] = list;
+  }
+  index->objects = list->size();
+  static kpw::QuotaState quotas_state;  // one per child process
+  quotas_state.publish(std::move(index));
+  kpw::kube::KubeConfig config;
+  config.server = "https://127.0.0.1:1";  // never called
+  static kpw::kube::QuotaLedger ledger(config, {}, quotas_state, {});
+  static kpw::Settings settings;
+  settings = worst_settings();
+  settings.quota = &ledger;
+  return settings;
+}
+
 // What a child reviews: the body in `file` (read in the child), or with `ric1_entries` set
-// kRicBody against ric_settings(ric1_entries) (built in the child, not timed).
+// kRicBody against ric_settings(ric1_entries) (built in the child, not timed), or with `rb2` set
+// rb2_body against rb2_settings.
 struct Job {
   std::string file;
   std::string path;
   std::size_t ric1_entries = 0;
   bool ric1 = false;
+  bool rb2 = false;
+  std::size_t rb2_components = 0;
+  std::size_t rb2_quotas = 0;
 };
 
 // The child: "A status answer_bytes allowed causes warnings" after the first call, "C µs" after
@@ -156,6 +231,8 @@ struct Job {
   std::string pristine;
   if (job.ric1) {
     pristine.assign(kRicBody);
+  } else if (job.rb2) {
+    pristine = rb2_body(job.rb2_components);
   } else if (!kpw::read_file(job.file, pristine)) {
     write_all(fd, "E cannot read the file\n");
     _exit(0);
@@ -178,6 +255,7 @@ struct Job {
       }
       settings = &ric_settings(job.ric1_entries, false);
     }
+    if (job.rb2) settings = &rb2_settings(job.rb2_quotas);
     for (int calls = 0;; ++calls) {
       body.assign(pristine);
       // Every call parses its Lua as a tenant who changes one byte a request makes us do: nothing
@@ -338,6 +416,23 @@ Result measure_ric1(std::size_t entries, const Options& o) {
     r.outcome = Outcome::kError;
     r.error = format("expected HTTP 200, allowed, no warning; got HTTP %u %s, %ld warnings",
                      r.status, r.allowed.c_str(), r.warnings);
+  }
+  return r;
+}
+
+Result measure_rb2(std::size_t components, std::size_t quotas, const Options& o) {
+  Result r = run(Job{.file = format("(rb-2 %zu components, %zu quotas)", components, quotas),
+                     .path = "/validate-resourcebinding",
+                     .rb2 = true,
+                     .rb2_components = components,
+                     .rb2_quotas = quotas},
+                 o);
+  // Against quotas the last one denies (every quota judged); against none it is allowed.
+  const std::string want = quotas > 0 ? "deny" : "allow";
+  if (r.outcome == Outcome::kMeasured && (r.status != 200 || r.allowed != want)) {
+    r.outcome = Outcome::kError;
+    r.error =
+        format("expected HTTP 200, %s; got HTTP %u %s", want.c_str(), r.status, r.allowed.c_str());
   }
   return r;
 }

@@ -23,9 +23,9 @@ that trusts the installer's CA for client certificates (`--client-ca-file`):
 - the configurations removed, SIGTERM, exit status 0.
 
 Installer A's exact command carries --feature-gates=AllAlpha=true,AllBeta=true, which turns on
-FederatedQuotaEnforcement: our server does not offer that gate yet and refuses to start (checked:
-exit 2, one line naming it). A then runs with that one value changed (FQE_OFF_FOR_A below, one
-line to empty when the gate is offered).
+FederatedQuotaEnforcement: A runs verbatim, and RB-2 is checked through its entry (a binding
+over a FederatedResourceQuota refused by kubectl with upstream's text, one within it admitted and
+its usage written by our server with A's credentials).
 
 Skips (exit 77) without envtest's binaries, and where no container can be run
 (rootfs.isolation()); with KPW_REQUIRE_ENVTEST=1 both are failures.
@@ -61,13 +61,6 @@ from harness import check  # noqa: E402
 
 POD_IP = "127.0.0.1"
 
-# Installer A's exact --feature-gates turns FederatedQuotaEnforcement on (AllAlpha), which our
-# server does not offer until RB-2 lands: it refuses to start (checked by
-# test_exact_command_refuses_quota_enforcement), and A is run with the gate turned off. Make this
-# {} once the gate is offered: A then runs verbatim.
-FQE_OFF_FOR_A = {"--feature-gates=AllAlpha=true,AllBeta=true":
-                 "--feature-gates=AllAlpha=true,AllBeta=true,FederatedQuotaEnforcement=false"}
-
 START_TIMEOUT = 30.0       # seconds until the probe passes
 EXIT_TIMEOUT = 20.0        # seconds for a start-up failure to exit
 CALLED_TIMEOUT = 30.0      # seconds until the API server calls the registered entries
@@ -92,7 +85,7 @@ class Env:
         self.args, self.api, self.pki = args, api, pki
         self.shared = kube.shared_dir(args.source)
         self.exact = installers.argv(self.spec, POD_IP)
-        self.argv = [FQE_OFF_FOR_A.get(a, a) for a in self.exact] if key == "A" else self.exact
+        self.argv = self.exact
         with open(api.ca, "rb") as f:
             self.files = installers.container_files(self.spec, pki, api.url, f.read())
         self.configs = installers.webhook_configurations(self.spec, pki, self.shared)
@@ -221,16 +214,6 @@ def unregister(env):
 
 
 # --- the steps before the server runs ------------------------------------------------------------
-
-def test_exact_command_refuses_quota_enforcement(env):
-    """A's exact command: AllAlpha=true turns FederatedQuotaEnforcement on, which is not offered:
-    exit 2, one line naming the gate."""
-    line = fails_at_start(env, env.exact, env.files, "exact-command",
-                          ("FederatedQuotaEnforcement",))
-    print("  exact command: exit 2: %s" % line[:200], flush=True)
-    changed = [a for a in env.argv if a not in env.exact]
-    print("  A runs with %s instead (FQE_OFF_FOR_A)" % " ".join(changed), flush=True)
-
 
 def test_start_fails_without_the_key(env):
     files = {p: data for p, data in env.files.items() if p != env.tls_key}
@@ -468,6 +451,43 @@ def test_ric1_through_the_cache(env):
     api.kubectl("delete", "resourceinterpretercustomization", "ric-first")
 
 
+QUOTA = """apiVersion: policy.karmada.io/v1alpha1
+kind: FederatedResourceQuota
+metadata: {name: team-cpu, namespace: quota-a}
+spec: {overall: {cpu: "2"}}
+"""
+
+
+def rb(name: str, replicas: int) -> str:
+    return ("apiVersion: work.karmada.io/v1alpha2\nkind: ResourceBinding\n"
+            "metadata: {name: %s, namespace: quota-a}\n"
+            "spec:\n  resource: {apiVersion: apps/v1, kind: Deployment, name: %s}\n"
+            "  replicaRequirements: {resourceRequest: {cpu: 500m}}\n"
+            "  clusters: [{name: member1, replicas: %d}]\n" % (name, name, replicas))
+
+
+def test_quota_enforcement(env):
+    """RB-2 (A's AllAlpha=true turns FederatedQuotaEnforcement on): a binding within the quota is
+    admitted and its usage written by our server with A's credentials; one over it is refused by
+    upstream's entry with upstream's text."""
+    api = env.api
+    api.kubectl("create", "namespace", "quota-a")
+    api.kubectl("create", "-f", "-", input=QUOTA)
+    time.sleep(1.0)  # the quota reaches our cache (a watch event: milliseconds)
+    api.kubectl("create", "-f", "-", input=rb("fits", 2))
+    used = api.kubectl_json("get", "federatedresourcequota", "-n", "quota-a", "team-cpu")
+    used = used.get("status", {}).get("overallUsed", {})
+    check(used.get("cpu") == "1", "overallUsed after a binding of 1 cpu: %r", used)
+    proc = api.kubectl("create", "-f", "-", input=rb("too-much", 3), check=False)
+    want = ("FederatedResourceQuota(quota-a/team-cpu) exceeded for resource cpu: requested sum "
+            "2500m, limit 2.")
+    check(proc.returncode != 0 and want in proc.stderr, "a binding over the quota: exit %d: %s%s",
+          proc.returncode, proc.stdout, proc.stderr)
+    print("  RB-2: admitted and written (overallUsed %s); refused: %s"
+          % (json.dumps(used, sort_keys=True), proc.stderr.strip()), flush=True)
+    api.kubectl("delete", "namespace", "quota-a", "--wait=false")
+
+
 def test_metrics_count_every_registered_path(env):
     """controller_runtime_webhook_requests_total{code="200",webhook=<path>} >= 1 for every path
     of the configurations and /convert."""
@@ -496,8 +516,6 @@ def run(args, api, key: str, pki) -> int:
                                                     ", ".join(sorted(env.files))), flush=True)
     ports_free()
     before = [test_start_fails_without_the_key, test_start_fails_on_a_kubeconfig_that_is_not_yaml]
-    if env.argv != env.exact:
-        before.insert(0, test_exact_command_refuses_quota_enforcement)
     status = harness.run_tests(before, env)
 
     ports_free()
@@ -515,8 +533,9 @@ def run(args, api, key: str, pki) -> int:
                                          test_each_rule_family_is_refused,
                                          test_deletion_protection,
                                          test_conversion,
-                                         test_ric1_through_the_cache,
-                                         test_metrics_count_every_registered_path], env)
+                                         test_ric1_through_the_cache]
+                                        + ([test_quota_enforcement] if env.key == "A" else [])
+                                        + [test_metrics_count_every_registered_path], env)
         finally:
             unregister(env)
     except BaseException:

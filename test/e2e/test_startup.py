@@ -13,6 +13,7 @@ is finished first.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -173,7 +174,9 @@ def test_other_bad_values(env):
 
 def test_feature_gates(env):
     """--feature-gates as upstream's: an unknown gate or a bad value stops `serve`, `review` and
-    `check`; FederatedQuotaEnforcement (RB-2) is not offered, also when AllAlpha=true turns it on."""
+    `check`; FederatedQuotaEnforcement (RB-2), also when AllAlpha=true turns it on, needs the API
+    server: `serve` without one refuses to start saying so; `review` and `check` judge every other
+    rule and say on stderr that RB-2 is not judged offline."""
     port = harness.free_port()
     expect_startup_failure(serve_command(env, port, feature_gates="Nope=true"), port,
                            "--feature-gates", "unrecognized feature gate: Nope")
@@ -183,18 +186,22 @@ def test_feature_gates(env):
         serve_command(env, port, feature_gates="MultiplePodTemplatesScheduling=maybe"), port,
         "invalid value of MultiplePodTemplatesScheduling=maybe")
     for gates in ("FederatedQuotaEnforcement=true", "MultiplePodTemplatesScheduling=true,"
-                  "FederatedQuotaEnforcement=1"):
+                  "FederatedQuotaEnforcement=1", "AllAlpha=true"):
         expect_startup_failure(serve_command(env, port, feature_gates=gates), port,
-                               "FederatedQuotaEnforcement is not offered", "RB-2")
-    line = expect_startup_failure(serve_command(env, port, feature_gates="AllAlpha=true"), port,
-                                  "FederatedQuotaEnforcement (turned on by AllAlpha=true)")
-    check("FederatedQuotaEnforcement=false" in line, "the AllAlpha refusal says no way out: %r", line)
-    # The same refusal where the flag is taken offline.
-    for cmd in ([env.binary, "review", "--path", RB_PATH, "--feature-gates",
-                 "FederatedQuotaEnforcement=true", "-"],
-                [env.binary, "check", "--feature-gates", "FederatedQuotaEnforcement=true",
-                 harness.temp_dir("check")],
-                [env.binary, "review", "--path", RB_PATH, "--feature-gates", "Nope=true", "-"]):
+                               "FederatedQuotaEnforcement (RB-2) is on, which needs the API server",
+                               "--kubeconfig")
+    body = harness.load_fixture_body(env.source, RB_PATH, "RB-3a-gate-off-not-judged.json")
+    proc = subprocess.run([env.binary, "review", "--path", RB_PATH, "--feature-gates",
+                           "FederatedQuotaEnforcement=true", "-"], input=body,
+                          capture_output=True, timeout=30)
+    check(proc.returncode == 0, "review with RB-2's gate: exit %d (%r)", proc.returncode,
+          proc.stderr)
+    check(b"RB-2 is not judged offline" in proc.stderr, "review does not say RB-2 is not judged: %r",
+          proc.stderr)
+    check(json.loads(proc.stdout)["response"]["allowed"] is True, "review answered %r",
+          proc.stdout[:300])
+    for cmd in ([env.binary, "review", "--path", RB_PATH, "--feature-gates", "Nope=true", "-"],
+                [env.binary, "check", "--feature-gates", "Nope=true", harness.temp_dir("check")]):
         expect_startup_failure(cmd, None, "--feature-gates")
 
 

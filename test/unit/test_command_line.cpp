@@ -61,7 +61,7 @@ TEST_CASE("switch by image: the Helm chart's, karmadactl init's and the operator
   }
 }
 
-TEST_CASE("switch by image: the dev artefacts' command; AllAlpha is refused for RB-2 alone") {
+TEST_CASE("switch by image: the dev artefacts' command, AllAlpha and RB-2's gate included") {
   std::vector<std::string> args =
       installer("10.244.1.7", "/etc/karmada/pki/server", "/etc/karmada/config/karmada.config");
   args.pop_back();
@@ -75,17 +75,15 @@ TEST_CASE("switch by image: the dev artefacts' command; AllAlpha is refused for 
   CHECK(p.flags.logging_format == "json");
   CHECK(p.flags.verbosity == 4);
   kpw::Settings settings = kpw::cli::settings_of(p.flags);
-  const std::string refused = kpw::cli::apply_feature_gates(p.flags, settings).value_or("");
-  CHECK(refused.find("FederatedQuotaEnforcement (turned on by AllAlpha=true) is not offered") !=
-        std::string::npos);
-  // The one change a user of the artefacts makes until RB-2 is offered: every other gate stays.
+  kpw::cli::apply_feature_gates(p.flags, settings);
+  CHECK(settings.multiple_pod_templates_scheduling);  // RB-3, an alpha gate
+  CHECK(settings.allow_no_execute_taint_policy);
+  // RB-2, an alpha gate: `serve` enforces quotas (with the API server the command names).
+  CHECK(kpw::cli::quota_enforcement(p.flags));
   args[6] = "--feature-gates=AllAlpha=true,AllBeta=true,FederatedQuotaEnforcement=false";
   const Parsed q = parse(args);
   REQUIRE(q.error.empty());
-  kpw::Settings on = kpw::cli::settings_of(q.flags);
-  REQUIRE_FALSE(kpw::cli::apply_feature_gates(q.flags, on));
-  CHECK(on.multiple_pod_templates_scheduling);  // RB-3, an alpha gate
-  CHECK(on.allow_no_execute_taint_policy);
+  CHECK_FALSE(kpw::cli::quota_enforcement(q.flags));
 }
 
 TEST_CASE("switch by image: the operator's extraArgs, sorted --key=value, an empty value") {
@@ -135,7 +133,7 @@ TEST_CASE("switch by image: pflag's spellings of a flag and its value") {
                           "--feature-gates=MultiplePodTemplatesScheduling=false"});
   REQUIRE(g.error.empty());
   kpw::Settings settings = kpw::cli::settings_of(g.flags);
-  REQUIRE_FALSE(kpw::cli::apply_feature_gates(g.flags, settings));
+  kpw::cli::apply_feature_gates(g.flags, settings);
   CHECK_FALSE(settings.multiple_pod_templates_scheduling);
   // Our own flags keep their form, Go durations and a bare number of seconds alike.
   const Parsed ours = parse({"--shutdown-delay", "1m30s", "--read-timeout=45", "--threads=3"});
