@@ -40,6 +40,19 @@ std::optional<std::string> other_kind(const JsonValue& object, std::string_view 
   return "of kind " + echoed(kind) + ", expected " + std::string(expected);
 }
 
+// An object of `kind` (when it says) with a non-empty string metadata.name, into `name`.
+std::optional<std::string> read_identity(const JsonValue& object, std::string_view kind,
+                                         std::string& name) {
+  if (!object.IsObject()) return "the object is not a JSON object";
+  if (auto other = other_kind(object, kind)) return "the object is " + *other;
+  const JsonValue* value = member(object_member(&object, "metadata"), "name");
+  if (value == nullptr) return "the object has no metadata.name";
+  if (!value->IsString()) return "the object's metadata.name is not a string";
+  if (value->GetStringLength() == 0) return "the object's metadata.name is empty";
+  name.assign(view(*value));
+  return std::nullopt;
+}
+
 // A byte of a body that is not a Status, as a log line may show it.
 char printable(char c) {
   if (c == '\t' || c == '\n' || c == '\r') return ' ';
@@ -54,14 +67,8 @@ std::optional<std::string> read_ric(const JsonValue& object, RicSummary& out) {
   out.target_api_version.clear();
   out.target_kind.clear();
   out.operations = 0;
-  if (!object.IsObject()) return "the object is not a JSON object";
-  if (auto other = other_kind(object, kRicKindName)) return "the object is " + *other;
+  if (auto error = read_identity(object, kRicKindName, out.name)) return error;
   const JsonValue* metadata = object_member(&object, "metadata");
-  const JsonValue* name = member(metadata, "name");
-  if (name == nullptr) return "the object has no metadata.name";
-  if (!name->IsString()) return "the object's metadata.name is not a string";
-  if (name->GetStringLength() == 0) return "the object's metadata.name is empty";
-  out.name.assign(view(*name));
   out.resource_version.assign(string_or_empty(metadata, "resourceVersion"));
   const JsonValue* spec = object_member(&object, "spec");
   const JsonValue* target = object_member(spec, "target");
@@ -82,18 +89,12 @@ std::optional<std::string> read_quota_summary(const JsonValue& object, QuotaSumm
   out.ns.clear();
   out.name.clear();
   out.resource_version.clear();
-  if (!object.IsObject()) return "the object is not a JSON object";
-  if (auto other = other_kind(object, kQuotaKindName)) return "the object is " + *other;
+  if (auto error = read_identity(object, kQuotaKindName, out.name)) return error;
   const JsonValue* metadata = object_member(&object, "metadata");
-  const JsonValue* name = member(metadata, "name");
-  if (name == nullptr) return "the object has no metadata.name";
-  if (!name->IsString()) return "the object's metadata.name is not a string";
-  if (name->GetStringLength() == 0) return "the object's metadata.name is empty";
   const std::string_view ns = string_or_empty(metadata, "namespace");
   if (ns.empty()) return "the object has no metadata.namespace";
   out.ns.assign(ns);
   if (auto error = read_quota(object, out.entry)) return "the object: " + *error;
-  out.name = out.entry.name;
   out.resource_version = out.entry.resource_version;
   return std::nullopt;
 }

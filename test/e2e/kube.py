@@ -46,6 +46,7 @@ import sys
 import tempfile
 import time
 import traceback
+import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -193,6 +194,17 @@ def _exit_on_signal(signum, frame):
 
 
 atexit.register(_stop_all)
+
+
+def webhook_ready(port: int, ca: str) -> bool:
+    """GET https://127.0.0.1:port/readyz/ (a webhook's own port, as the kubelet probes it): 200."""
+    ctx = ssl.create_default_context(cafile=ca)
+    try:
+        with urllib.request.urlopen("https://127.0.0.1:%d/readyz/" % port, context=ctx,
+                                    timeout=2) as resp:
+            return resp.status == 200
+    except OSError:
+        return False
 
 
 def tail(path: str, lines: int = 30) -> str:

@@ -252,13 +252,7 @@ class Webhook:
         return self
 
     def ready(self):
-        ctx = ssl.create_default_context(cafile=self.ca)
-        try:
-            with urllib.request.urlopen("https://127.0.0.1:%d/readyz/" % self.port, context=ctx,
-                                        timeout=2) as resp:
-                return resp.status == 200
-        except OSError:
-            return False
+        return kube.webhook_ready(self.port, self.ca)
 
     def stop(self):
         kube.stop_process(self.proc)
@@ -356,6 +350,20 @@ def overall_used(api, ns, names):
     return out
 
 
+def quotas_seen(api, hook):
+    """After quotas are made: a second for the webhook's cache (upstream's informer, ours), and for
+    ours, on a busy machine, until its cache holds as many quotas as the API server."""
+    time.sleep(QUOTA_SEEN)
+    if hook.who != "ours":
+        return
+    want = len(api.kubectl_json("get", "federatedresourcequotas.policy.karmada.io",
+                                "--all-namespaces")["items"])
+    deadline = time.monotonic() + 30
+    while metric(hook, "karmada_policy_webhook_quota_state_objects") < want:
+        check(time.monotonic() < deadline, "ours: the quota cache did not reach %d quotas", want)
+        time.sleep(0.05)
+
+
 def make_quotas(api, ns, quotas):
     for name, overall, used in quotas:
         api.kubectl("create", "-f", "-", input={
@@ -408,7 +416,7 @@ def run_scenarios(api, hook):
         ns = "quota-%s-%s" % (sid, hook.who)
         api.kubectl("create", "namespace", ns)
         make_quotas(api, ns, quotas)
-        time.sleep(QUOTA_SEEN)
+        quotas_seen(api, hook)
         names = [q[0] for q in quotas]
         before = overall_used(api, ns, names)
         rows = [{"step": "(start)", "verdict": "", "text": "", "used": before}]
@@ -562,7 +570,7 @@ def test_concurrent_creates(api, hook):
     ns = "quota-concurrent-ours"
     api.kubectl("create", "namespace", ns)
     make_quotas(api, ns, [quota("q", {"cpu": "5"})])
-    time.sleep(QUOTA_SEEN)
+    quotas_seen(api, hook)
     barrier = threading.Barrier(8)
     results = [None] * 8
 
@@ -602,7 +610,7 @@ def test_apiserver_stopped(api, hook):
     ns = "quota-down-ours"
     api.kubectl("create", "namespace", ns)
     make_quotas(api, ns, [quota("q-down", {"cpu": "10"})])
-    time.sleep(QUOTA_SEEN)
+    quotas_seen(api, hook)
     obj = in_ns(binding("rb-down", {"cpu": "1"}, [("member1", 1)]), ns)
     api.stop_apiserver()
     try:
@@ -678,7 +686,7 @@ def test_figures(api, hook):
     for n in (ns, none):
         api.kubectl("create", "namespace", n)
     make_quotas(api, ns, [quota("q-big", {"cpu": "1M"})])
-    time.sleep(QUOTA_SEEN)
+    quotas_seen(api, hook)
     figures = {}
     for label, namespace in (("charged, status written", ns), ("no quota in the namespace", none)):
         took = []

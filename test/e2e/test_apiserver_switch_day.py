@@ -43,12 +43,10 @@ import concurrent.futures
 import json
 import os
 import re
-import ssl
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -169,13 +167,7 @@ class Upstream:
                                                           kube.tail(self.log)))
 
     def ready(self) -> bool:
-        ctx = ssl.create_default_context(cafile=self.ca)
-        try:
-            with urllib.request.urlopen("https://127.0.0.1:%d/readyz/" % self.port, context=ctx,
-                                        timeout=2) as resp:
-                return resp.status == 200
-        except OSError:
-            return False
+        return kube.webhook_ready(self.port, self.ca)
 
     def stop(self):
         kube.stop_process(self.proc)

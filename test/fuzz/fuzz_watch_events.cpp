@@ -1,10 +1,12 @@
-// libFuzzer: untrusted bytes as the RIC cache reads them from the API server
+// libFuzzer: untrusted bytes as the watch caches read them from the API server
 // (src/kube/watch_events.hpp). The input's first three bytes choose where to split it, the size of
 // the pieces and the framer's event limit; the rest is a watch stream, framed in one piece, in
 // two parts then pieces, and (up to 1 KiB) a byte at a time: every way must give the same events
 // and the same break, each event a whole bracketed text of the stream with only whitespace
 // before it, and what the framer keeps bounded. Every event is read with read_watch_event, the
-// whole stream with read_watch_event, read_ric_list and read_status.
+// whole stream with read_watch_event, read_ric_list and read_status; every event also as the
+// quota cache reads it, each quota read then charged as RB-2 charges it.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -14,6 +16,7 @@
 #include <vector>
 
 #include "kube/watch_events.hpp"
+#include "validators/resource_binding_quota.hpp"
 
 namespace {
 
@@ -106,6 +109,40 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   text.assign(stream);
   (void)kpw::kube::read_watch_event(text, event);
+
+  // The same events as the quota cache reads them (RB-2), each quota then charged as a review
+  // would charge it: lists sorted, what is written only above zero.
+  kpw::kube::WatchEventOf<kpw::kube::QuotaSummary> quota_event;
+  const kpw::ResourceAmounts delta = {{"cpu", kpw::Quantity::of(1500, -3)},
+                                      {"memory", kpw::Quantity::of(-1, 6)},
+                                      {"nvidia.com/gpu", kpw::Quantity::of(2, 0)}};
+  kpw::ResourceAmounts used;
+  kpw::QuotaJudgment judged;
+  std::string patch;
+  const auto by_name = [](const auto& a, const auto& b) { return a.name < b.name; };
+  for (const std::string& framed : whole.events) {
+    text = framed;
+    if (kpw::kube::read_event(text, kpw::kube::kQuotaKind, quota_event)) continue;
+    if (quota_event.type != kpw::kube::EventType::kAdded &&
+        quota_event.type != kpw::kube::EventType::kModified) {
+      continue;
+    }
+    const kpw::QuotaEntry& quota = quota_event.object.entry;
+    if (quota_event.object.ns.empty() || quota.name.empty()) fail("a quota without a name", framed);
+    if (!std::is_sorted(quota.overall.begin(), quota.overall.end(), by_name) ||
+        !std::is_sorted(quota.used.begin(), quota.used.end(), by_name)) {
+      fail("a quota's lists are not sorted", framed);
+    }
+    for (const kpw::StrictRules mode : {kpw::StrictRules::kDeny, kpw::StrictRules::kOff}) {
+      if (kpw::check_quota("ns", quota, delta, mode, used, judged) == kpw::QuotaCheck::kCharged) {
+        for (const kpw::ResourceAmount& a : used) {
+          if (a.value.sign() <= 0) fail("a charge writes an amount that is not above zero", framed);
+        }
+        patch.clear();
+        kpw::append_overall_used_patch(quota, used, patch);
+      }
+    }
+  }
 
   text.assign(stream);
   kpw::kube::ListPage page;
