@@ -25,17 +25,13 @@ enum class Counted : std::uint8_t {
   kDropped,  // any other name: not kept
 };
 
-bool starts_with(std::string_view s, std::string_view prefix) {
-  return s.substr(0, prefix.size()) == prefix;
-}
-
 // Kubernetes' IsScalarResourceName: an extended resource (not native, `requests.<name>` a
 // qualified name), hugepages-*, a prefixed native one (kubernetes.io/), attachable-volumes-*.
 bool is_scalar(std::string_view name) {
-  if (starts_with(name, "hugepages-") || starts_with(name, "attachable-volumes-")) return true;
+  if (name.starts_with("hugepages-") || name.starts_with("attachable-volumes-")) return true;
   if (name.find("kubernetes.io/") != std::string_view::npos) return true;
   if (name.find('/') == std::string_view::npos) return false;  // native
-  if (starts_with(name, kRequestsPrefix)) return false;
+  if (name.starts_with(kRequestsPrefix)) return false;
   std::string quota_name(kRequestsPrefix);
   quota_name += name;
   return check_qualified_name(quota_name).ok();
@@ -43,15 +39,15 @@ bool is_scalar(std::string_view name) {
 
 Counted counted(std::string_view name, bool requests_limits = true) {
   if (name == "cpu") return Counted::kMillis;
-  if (name == "memory" || name == "ephemeral-storage" || starts_with(name, "hugepages-")) {
+  if (name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-")) {
     return Counted::kBytes;
   }
   if (name == "pods" || is_scalar(name)) return Counted::kUnits;
   // D-Q2: a `requests.<name>` key counts as <name> does (Kubernetes' ResourceQuota reads them
   // as one; karmada-io/karmada#7864).
-  if (requests_limits && starts_with(name, kRequestsPrefix)) {
+  if (requests_limits && name.starts_with(kRequestsPrefix)) {
     const std::string_view base = name.substr(kRequestsPrefix.size());
-    if (!starts_with(base, kRequestsPrefix)) return counted(base);
+    if (!base.starts_with(kRequestsPrefix)) return counted(base);
   }
   return Counted::kDropped;
 }
@@ -309,7 +305,7 @@ QuotaCheck check_quota(std::string_view ns, const QuotaEntry& quota, const Resou
   bool touched = false;
   for (const ResourceLimit& limit : quota.overall) {
     const Quantity* amount = find(delta, limit.name);
-    if (amount == nullptr && d_q2 && starts_with(limit.name, kRequestsPrefix)) {
+    if (amount == nullptr && d_q2 && limit.name.starts_with(kRequestsPrefix)) {
       amount = find(delta, std::string_view(limit.name).substr(kRequestsPrefix.size()));
     }
     if (amount == nullptr || counted(limit.name, d_q2) == Counted::kDropped) continue;
@@ -321,7 +317,7 @@ QuotaCheck check_quota(std::string_view ns, const QuotaEntry& quota, const Resou
   // list is sorted and merged below).
   std::vector<std::string> added;
   for (const ResourceAmount& a : used) {
-    if (d_q2 && a.value.sign() > 0 && starts_with(a.name, kRequestsPrefix)) added.push_back(a.name);
+    if (d_q2 && a.value.sign() > 0 && a.name.starts_with(kRequestsPrefix)) added.push_back(a.name);
   }
   // util.Resource: the stored usage and the charge, each rounded up to its unit, then summed;
   // only what is above zero is written (ResourceList()).
@@ -349,7 +345,7 @@ QuotaCheck check_quota(std::string_view ns, const QuotaEntry& quota, const Resou
     while (l < quota.overall.size() && quota.overall[l].name < a.name) ++l;
     if (l == quota.overall.size()) break;
     if (quota.overall[l].name != a.name || a.value <= quota.overall[l].value) continue;
-    const bool is_d_q2 = d_q2 && starts_with(a.name, kRequestsPrefix);
+    const bool is_d_q2 = d_q2 && a.name.starts_with(kRequestsPrefix);
     if (is_d_q2 && std::find(added.begin(), added.end(), a.name) == added.end()) continue;
     std::string& text =
         is_d_q2 && requests_limits == StrictRules::kWarn ? out.d_q2_warning : out.message;

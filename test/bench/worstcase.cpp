@@ -154,7 +154,8 @@ int rb2_case(const Options& o) {
   }
   std::printf(
       "\nRB-2: a ResourceBinding of %zu components (%zu names charged, %zu bytes) against %zu "
-      "quotas of its namespace, each limiting 102 names, the last denying (every quota judged; "
+      "quotas of its namespace, each limiting 103 names (requests.cpu among them: D-Q2), the last "
+      "denying (every quota judged; "
       "nothing written):\n  %s µs per review (no quota in the namespace: %s µs), answer %zu B%s\n",
       o.rb2_components, o.rb2_components + 2, at[1].bytes, o.rb2_quotas,
       us_cell(at[1], o.timeout).c_str(), us_cell(at[0], o.timeout).c_str(), at[1].answer_bytes,

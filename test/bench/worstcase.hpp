@@ -91,8 +91,8 @@ Result measure_ric1(std::size_t entries, const Options& o);
 // RB-2's worst case: a ResourceBinding of `components` components, each requesting cpu, memory
 // and an extended resource of its own (so the charge has `components` + 2 names), scheduled to
 // two clusters, judged against a synced QuotaState of `quotas` quotas of its namespace, each
-// limiting cpu, memory and 100 of the extended resources, all within their limits but the last in
-// name order, which denies (no write: nothing reaches the API server). With `quotas` 0 the same
+// limiting cpu, memory, requests.cpu (D-Q2) and 100 of the extended resources, all within their
+// limits but the last in name order, which denies (no write: nothing reaches the API server). With `quotas` 0 the same
 // binding against a namespace without quotas. kError unless the answer is the expected one.
 Result measure_rb2(std::size_t components, std::size_t quotas, const Options& o);
 

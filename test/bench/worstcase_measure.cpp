@@ -172,7 +172,8 @@ std::string rb2_body(std::size_t components) {
 
 // A synced QuotaState for rb2_body: `quotas` quotas in kRb2Namespace, each limiting cpu, memory
 // and 100 of the binding's extended resources far above the charge, then kRb2Denier limiting cpu
-// below it; the QuotaLedger that charges them (no API server is ever called: the last denies).
+// below it (and, for D-Q2, requests.cpu far above it); the QuotaLedger that charges them (no API
+// server is ever called: the last denies).
 const kpw::Settings& rb2_settings(std::size_t quotas) {
   auto index = std::make_shared<kpw::QuotaIndex>();
   auto list = std::make_shared<std::vector<kpw::QuotaEntry>>();
@@ -188,6 +189,7 @@ const kpw::Settings& rb2_settings(std::size_t quotas) {
     }
     q.overall.push_back(limit("cpu", "1M"));
     q.overall.push_back(limit("memory", "1Pi"));
+    q.overall.push_back(limit("requests.cpu", "1M"));  // D-Q2's path too
     std::sort(q.overall.begin(), q.overall.end(),
               [](const auto& a, const auto& b) { return a.name < b.name; });
     list->push_back(std::move(q));
