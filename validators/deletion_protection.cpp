@@ -1,7 +1,6 @@
 // RDP-1 (docs/rules.md "Deletion protection"). The verdict is upstream's admission.Denied: its
-// message alone, no field causes; the envelope has no such answer for a handler yet, so it goes
-// out through AdmissionResult::refuse with code 403 (docs/compatibility.md, "Deletion
-// protection": what that answer lacks).
+// message alone, no field causes, code 403 and reason Forbidden; it goes out through
+// AdmissionResult::refuse, which the review log and the metrics count as every denial.
 #include "validators/deletion_protection.hpp"
 
 #include <string>
@@ -17,7 +16,8 @@ void validate_deletion_protection(const AdmissionRequest& request, AdmissionResu
   const JsonValue* labels = object_member(object_member(request.old_object, "metadata"), "labels");
   if (string_or_empty(labels, karmada::kDeletionProtectedLabel) ==
       karmada::kDeletionProtectedAlways) {
-    result.refuse(403, std::string(kDeletionProtectedMessage));
+    result.violations.push_back(RuleViolation{rules::kRDP1, RuleAction::kDeny, 1});
+    result.refuse(403, std::string(kDeletionProtectedMessage), kForbiddenReason);
   }
 }
 

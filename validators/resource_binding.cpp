@@ -175,9 +175,8 @@ bool charge_quotas(const AdmissionRequest& request, QuotaEnforcement& quota,
       }
       return true;
     case QuotaOutcome::Verdict::kDenied:
-      if (outcome.d_q2_denied) {
-        result.violations.push_back(RuleViolation{rules::kDQ2, RuleAction::kDeny, 1});
-      }
+      result.violations.push_back(RuleViolation{
+          outcome.d_q2_denied ? rules::kDQ2 : rules::kRB2, RuleAction::kDeny, 1});
       result.refuse(outcome.code, std::move(outcome.message), karmada::kQuotaExceededReason);
       return false;
     case QuotaOutcome::Verdict::kFailed:

@@ -102,7 +102,9 @@ void HttpAnswer::verdict(const Envelope& env, const AdmissionResult& result) {
     result.errors.append_message(message);
     out += ",\"allowed\":false,\"status\":{\"metadata\":{},\"message\":";
     append_json_string(out, message);
-    out += ",\"reason\":\"Forbidden\",\"details\":{\"causes\":[";
+    out += ",\"reason\":";
+    append_json_string(out, kForbiddenReason);
+    out += ",\"details\":{\"causes\":[";
     bool first = true;
     std::string& cause = t_scratch.cause;  // keeps its capacity from error to error
     for (const FieldError& e : result.errors.errors()) {

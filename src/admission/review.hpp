@@ -58,9 +58,12 @@ struct AdmissionResult {
   // Every (rule, action) the review met, in the order first met: denied, warned or ratcheted
   // (strict_policy.hpp counts them; the metrics and the log read them).
   std::vector<RuleViolation> violations;
-  // A request the handler cannot judge (a manifest that does not decode): answered with this
-  // code (400) and message instead of a verdict, as upstream's decoder errors are. 0: judged.
-  // `refused_reason`, when set, is the Status reason (RB-2's QuotaExceeded).
+  // An answer of the handler's own instead of a verdict with field causes: a request it cannot
+  // judge (a manifest that does not decode: 400, as upstream's decoder errors are), a denial with
+  // a message of its own (RDP-1: 403, kForbiddenReason, upstream's admission.Denied; RB-2: 403,
+  // QuotaExceeded) or a failure to judge (RB-2's status write, RIC-1 before its cache: 5xx).
+  // 0: judged. `refused_reason`, when set, is the Status reason. The review is logged and
+  // counted as denied either way (service.cpp).
   unsigned refused_code = 0;
   std::string refused_message;
   std::string_view refused_reason;
@@ -80,6 +83,9 @@ struct AdmissionResult {
     refused_reason = {};
   }
 };
+
+// metav1.StatusReasonForbidden: the reason of every 403 denial (controller-runtime's Denied).
+inline constexpr std::string_view kForbiddenReason = "Forbidden";
 
 using Handler = void (*)(const AdmissionRequest&, AdmissionResult&);
 

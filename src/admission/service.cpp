@@ -79,6 +79,19 @@ bool kind_matches(const Route& route, const JsonValue* request, std::string& pro
   return false;
 }
 
+// What the review log and the metrics read of a judged review (its denial message aside).
+void fill_outcome(const AdmissionRequest& req, const JsonValue* request,
+                  const AdmissionResult& result, ReviewOutcome& outcome) {
+  outcome.reviewed = true;
+  outcome.operation = req.operation;
+  outcome.allowed = result.errors.empty() && result.refused_code == 0;
+  outcome.uid = req.uid;
+  outcome.kind = string_or_empty(object_member(request, "kind"), "kind");
+  outcome.ns = req.ns;
+  outcome.name = req.name;
+  outcome.violations.assign(result.violations.begin(), result.violations.end());
+}
+
 // `env` is filled as the review is decoded, so that an exception can still be answered in kind.
 void review(const Route& route, std::string_view content_type, std::string& body,
             const Settings& settings, Envelope& env, HttpAnswer& answer) {
@@ -180,7 +193,11 @@ void review(const Route& route, std::string_view content_type, std::string& body
   req.dry_run = dry_run != nullptr && dry_run->IsBool() && dry_run->GetBool();
   judge(route.handler, req, result);
   if (result.refused_code != 0) {
+    // A denial or failure of the handler's own (RDP-1, RB-2, RIC-1): logged and counted as a
+    // denied review, like a verdict with field causes.
     answer.errored(env, result.refused_code, result.refused_message, result.refused_reason);
+    answer.outcome.denial = result.refused_message;
+    fill_outcome(req, request, result, answer.outcome);
     return;
   }
   if (result.patch.too_large()) {
@@ -193,15 +210,7 @@ void review(const Route& route, std::string_view content_type, std::string& body
     return;
   }
   answer.verdict(env, result);
-  ReviewOutcome& outcome = answer.outcome;
-  outcome.reviewed = true;
-  outcome.operation = req.operation;
-  outcome.allowed = result.errors.empty();
-  outcome.uid = req.uid;
-  outcome.kind = string_or_empty(object_member(request, "kind"), "kind");
-  outcome.ns = req.ns;
-  outcome.name = req.name;
-  outcome.violations.assign(result.violations.begin(), result.violations.end());
+  fill_outcome(req, request, result, answer.outcome);
 }
 
 }  // namespace

@@ -7,12 +7,16 @@ takes DELETE of any kind (`*/*/*`, scope `*`) of objects carrying the label
 resourcetemplate.karmada.io/deletion-protected (objectSelector, Exists). Then, for a Namespace, a
 ConfigMap and a custom object (a PropagationPolicy):
 
-- labelled `Always`, `kubectl delete` is refused and kubectl prints our entry's name and upstream's
-  message; the object stays;
+- labelled `Always`, `kubectl delete` is refused and kubectl prints upstream's line,
+  `Error from server (Forbidden): admission webhook "<our entry>" denied the request: <upstream's
+  message>` (the answer carries reason Forbidden); the object stays;
 - labelled `always` (the comparison is case-sensitive) or not labelled, it is deleted;
 - once the label is removed (`kubectl label ... key-`), it is deleted;
 - our /metrics counted one review per DELETE of a labelled object and none for the unlabelled ones
-  (the objectSelector keeps them from us).
+  (the objectSelector keeps them from us); the refused ones as denied DELETEs
+  (`karmada_policy_webhook_admission_total{allowed="false"}`) and as RDP-1 denials
+  (`karmada_policy_webhook_rule_violations_total{rule="RDP-1",action="deny"}`), and our log (`-v 2`)
+  has an `admission denied` line naming RDP-1 for each, as for every other denial.
 
     test_apiserver_deletion_protection.py --binary build/karmada-policy-webhook --source .
 """
@@ -33,7 +37,8 @@ PATH = "/validate-resourcedeletionprotection"
 ENTRY = "resourcedeletionprotection.karmada-policy-webhook.karmada.io"
 LABEL = "resourcetemplate.karmada.io/deletion-protected"
 MESSAGE = "This resource is protected, please make sure to remove the label: " + LABEL
-DENIED = 'admission webhook "%s" denied the request: %s' % (ENTRY, MESSAGE)
+DENIED = 'Error from server (Forbidden): admission webhook "%s" denied the request: %s' % (
+    ENTRY, MESSAGE)
 
 # (resource for kubectl, namespace or None, a manifest without metadata.name and labels)
 KINDS = [
@@ -94,6 +99,7 @@ def test_always_cannot_be_deleted(api, env):
         else:
             print("  %-40s %s" % (resource, proc.stderr.strip()[:160]), flush=True)
         env.reviews += 1
+        env.denials += 1
     check(not problems, "\n  ".join(problems))
 
 
@@ -133,17 +139,33 @@ def test_only_labelled_deletes_reach_us(api, env):
           PATH, got, env.reviews)
 
 
+def test_denials_are_counted_and_logged(api, env):
+    """A refused DELETE is a denial like any other: counted by verdict and by rule, and logged."""
+    samples = harness.scrape_metrics(env.webhook.metrics_port)
+    denied = harness.metric_sum(samples, "karmada_policy_webhook_admission_total", webhook=PATH,
+                                operation="DELETE", allowed="false")
+    by_rule = harness.metric_sum(samples, "karmada_policy_webhook_rule_violations_total",
+                                 webhook=PATH, rule="RDP-1", action="deny")
+    logged = [l for l in env.webhook.stderr().splitlines()
+              if "admission denied" in l and PATH in l and "RDP-1" in l]
+    check(denied == env.denials and by_rule == env.denials and len(logged) == env.denials,
+          "%d DELETEs were refused: admission_total{allowed=false} %d, rule_violations_total"
+          "{rule=RDP-1,action=deny} %d, %d `admission denied` log lines naming RDP-1",
+          env.denials, denied, by_rule, len(logged))
+
+
 def run(args, api):
     certs = harness.make_certs(args.source)
     t0 = time.monotonic()
-    with harness.Server(args.binary, certs) as webhook:
+    with harness.Server(args.binary, certs, "-v", "2") as webhook:
         api.register(webhook)
-        env = type("Env", (), {"webhook": webhook, "reviews": 0})
+        env = type("Env", (), {"webhook": webhook, "reviews": 0, "denials": 0})
         try:
             status = harness.run_tests([test_always_cannot_be_deleted,
                                         test_always_lowercase_or_unlabelled_can_be_deleted,
                                         test_removing_the_label_then_deleting_works,
-                                        test_only_labelled_deletes_reach_us], api, env)
+                                        test_only_labelled_deletes_reach_us,
+                                        test_denials_are_counted_and_logged], api, env)
         finally:
             api.unregister()
     print("deletion protection through the API server: %.1f s (webhook registered to stopped)"

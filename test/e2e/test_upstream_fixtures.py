@@ -34,9 +34,6 @@ PATHS = ["/validate-resourcedeletionprotection", "/validate-multiclusterservice"
          "/validate-resourceinterpretercustomization"]
 FIELDS = ("allowed", "code", "reason", "message")
 
-NO_REASON = ("reason", "RDP-1's denial is upstream's admission.Denied (a message of its own, reason "
-             "Forbidden); our envelope has no such answer for a handler yet, so it goes out through "
-             "AdmissionResult::refuse, without a reason")
 NO_CONTENT = ("message", "ours names what is missing: `there is no content to decode: "
               "request.oldObject is empty`")
 STRICT_SCHEMA = (("allowed", "code", "message", "reason"), "MCS-S1 (strict): the CRD's schema in the webhook too; upstream admits "
@@ -62,12 +59,6 @@ LUA_MESSAGE = ("message", "RIC-2: ours names the script's field (`spec.customiza
                "\"RIC-2: the Lua parser\")")
 # (path, fixture file name) -> (the field that differs, or a tuple of them, why)
 DIFFERENCES = {
-    ("/validate-resourcedeletionprotection", "RDP-1a-namespace-always-denied.json"): NO_REASON,
-    ("/validate-resourcedeletionprotection", "RDP-1b-configmap-always-denied-v1beta1.json"):
-        NO_REASON,
-    ("/validate-resourcedeletionprotection", "RDP-1c-custom-resource-always-denied.json"):
-        NO_REASON,
-    ("/validate-resourcedeletionprotection", "RDP-1d-no-request-kind-denied.json"): NO_REASON,
     ("/validate-resourcedeletionprotection", "RDP-1k-delete-without-oldobject-400.json"):
         NO_CONTENT,
     ("/validate-resourcedeletionprotection", "RDP-1l-delete-oldobject-null-400.json"): NO_CONTENT,

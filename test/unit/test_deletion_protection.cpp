@@ -48,7 +48,7 @@ constexpr std::string_view kAllowed =
 TEST_CASE("RDP-1 a DELETE of an object labelled Always is denied with upstream's message") {
   CHECK(
       answer("DELETE", labelled("\"Always\"")) ==
-      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"This resource is protected, please make sure to remove the label: resourcetemplate.karmada.io/deletion-protected","code":403}}})");
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","response":{"uid":"u-1","allowed":false,"status":{"metadata":{},"message":"This resource is protected, please make sure to remove the label: resourcetemplate.karmada.io/deletion-protected","reason":"Forbidden","code":403}}})");
 }
 
 TEST_CASE("RDP-1 any other value, no label, or a label that is not a string protects nothing") {
@@ -106,4 +106,24 @@ TEST_CASE("RDP-1 the route: DELETE of any kind, oldObject only, the rule declare
   REQUIRE(r->rules.size() == 1);
   CHECK(r->rules[0] == kpw::Rule(kpw::rules::kRDP1));
   CHECK(r->rules[0]->rule_class == kpw::RuleClass::kUpstream);
+}
+
+TEST_CASE("RDP-1 a refused DELETE reaches the review log and the metrics as a denial") {
+  std::string body =
+      R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"u-1","kind":{"group":"","version":"v1","kind":"ConfigMap"},"namespace":"ns","name":"c","operation":"DELETE",)" +
+      labelled("\"Always\"") + "}}";
+  kpw::HttpAnswer http;
+  kpw::handle_http(kpw::find_route(kPath), "POST", "application/json", body, kpw::kDefaultSettings,
+                   http);
+  const kpw::ReviewOutcome& o = http.outcome;
+  CHECK(o.reviewed);
+  CHECK_FALSE(o.allowed);
+  CHECK(o.operation == kpw::Operation::kDelete);
+  CHECK(o.kind == "ConfigMap");
+  CHECK(o.ns == "ns");
+  CHECK(o.name == "c");
+  CHECK(o.denial == kpw::kDeletionProtectedMessage);
+  REQUIRE(o.violations.size() == 1);
+  CHECK(o.violations[0].rule == kpw::rules::kRDP1);
+  CHECK(o.violations[0].action == kpw::RuleAction::kDeny);
 }
