@@ -7,6 +7,10 @@
 //
 // The flags mean what they mean for `karmada-policy-webhook serve` (certificate tls.crt, key
 // tls.key, TLS 1.3 minimum); the startup and shutdown lines are run_server's own.
+//
+// With --echo-uid the answer carries the request's uid (the first `"uid":"…"` of the body, found
+// without parsing), so that a real API server accepts it: the null webhook of the federation
+// load test (test/e2e/test_federation_load.py), the floor its figures are read against.
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -30,11 +34,31 @@ void answer_allowed(const kpw::Route* /*route*/, std::string_view /*method*/,
   answer.body.assign(kAllowed);
 }
 
+// The same answer with the request's uid (an API server's uids are UUIDs: no escapes to keep).
+void answer_allowed_echoing_uid(const kpw::Route* /*route*/, std::string_view /*method*/,
+                                std::string_view /*content_type*/, std::string& body,
+                                kpw::HttpAnswer& answer) {
+  constexpr std::string_view kKey = R"("uid":")";
+  std::string_view uid;
+  const std::string_view text = body;
+  if (const std::size_t at = text.find(kKey); at != std::string_view::npos) {
+    const std::size_t start = at + kKey.size();
+    const std::size_t end = text.find('"', start);
+    if (end != std::string_view::npos && end - start <= 64) uid = text.substr(start, end - start);
+  }
+  answer.status = 200;
+  answer.content_type = "application/json";
+  answer.body.assign(R"({"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview",)"
+                     R"("response":{"uid":")");
+  answer.body += uid;
+  answer.body += R"(","allowed":true,"status":{"metadata":{},"code":200}}})";
+}
+
 int usage(const char* message) {
   std::fprintf(stderr,
                "ceiling_server: %s\n"
                "usage: ceiling_server [--bind-address IP] [--secure-port P] [--cert-dir DIR] "
-               "[--threads N]\n",
+               "[--threads N] [--echo-uid]\n",
                message);
   return 2;
 }
@@ -57,6 +81,7 @@ int main(int argc, char** argv) {
   options.metrics_address = "0";
   options.shutdown_delay = std::chrono::milliseconds(0);
   std::string cert_dir = "/tmp/k8s-webhook-server/serving-certs";
+  auto handler = &answer_allowed;
   for (int i = 1; i < argc; ++i) {
     std::string_view flag = argv[i];
     std::string value;
@@ -68,8 +93,11 @@ int main(int argc, char** argv) {
       std::printf(
           "ceiling_server: the benchmark ceiling, answers every request with a fixed allowed "
           "review\nusage: ceiling_server [--bind-address IP] [--secure-port P] [--cert-dir DIR] "
-          "[--threads N]\n");
+          "[--threads N] [--echo-uid]\n");
       return 0;
+    } else if (flag == "--echo-uid") {
+      handler = &answer_allowed_echoing_uid;
+      continue;
     } else if (i + 1 < argc) {
       value = argv[++i];
     } else {
@@ -94,7 +122,7 @@ int main(int argc, char** argv) {
   if (!cert_dir.empty() && cert_dir.back() != '/') cert_dir += '/';
   options.cert_file = cert_dir + "tls.crt";
   options.key_file = cert_dir + "tls.key";
-  if (auto error = kpw::run_server(options, &answer_allowed)) {
+  if (auto error = kpw::run_server(options, handler)) {
     std::fprintf(stderr, "ceiling_server: %s\n", error->c_str());
     return 2;
   }

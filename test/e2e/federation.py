@@ -48,11 +48,9 @@ import base64
 import json
 import os
 import re
-import signal
 import subprocess
 import sys
 import time
-import traceback
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
@@ -83,20 +81,11 @@ __all__ = ["Federation", "UpstreamWebhook", "OurWebhook", "main", "karmada_binar
 # --- where things are --------------------------------------------------------------------------------
 
 def karmada_binaries(source: str, build_dir: str):
-    """({name: path}, None) or (None, why not)."""
-    folder = os.environ.get("KPW_KARMADA_BIN")
-    if folder:
-        paths = {b: os.path.join(folder, b) for b in KARMADA_BINARIES}
-        missing = [p for p in paths.values() if not os.access(p, os.X_OK)]
-        if missing:
-            return None, "KPW_KARMADA_BIN=%s lacks %s" % (folder, ", ".join(missing))
-        return paths, None
-    shared = os.path.join(kube.shared_dir(source), "karmada")
-    xz_files = {b: os.path.join(shared, b + ".xz") for b in KARMADA_BINARIES}
-    missing = [p for p in xz_files.values() if not os.path.isfile(p)]
-    if missing:
-        return None, "no KPW_KARMADA_BIN and no %s" % ", ".join(missing)
-    return kube._unpacked(xz_files, os.path.join(build_dir, "envtest", "karmada")), None
+    """({name: path}, None) or (None, why not): $KPW_KARMADA_BIN, else ../shared/karmada."""
+    paths, _, why = kube.located(KARMADA_BINARIES, "KPW_KARMADA_BIN",
+                                 os.path.join(kube.shared_dir(source), "karmada"),
+                                 os.path.join(build_dir, "envtest", "karmada"))
+    return paths, why
 
 
 def _run(cmd, **kw):
@@ -287,7 +276,8 @@ class Federation:
                             "--tls-private-key-file", os.path.join(certs, "tls.key"),
                             "--audit-log-path", "-", "--audit-log-maxage", "0",
                             "--audit-log-maxbackup", "0"],
-                           lambda: self._https_ok(port, os.path.join(certs, "ca.crt")))
+                           lambda: kube.webhook_ready(port, os.path.join(certs, "ca.crt"),
+                                                              "/readyz"))
                 break
             except AssertionError:
                 comp.stop()
@@ -309,19 +299,6 @@ class Federation:
                                       "port": port}}}]})
         self.karmada.kubectl("wait", "--for", "condition=Available", "--timeout", "60s",
                              "apiservice/" + CLUSTER_API, timeout=90)
-
-    @staticmethod
-    def _https_ok(port: int, ca: str) -> bool:
-        import ssl
-        import urllib.request
-        ctx = ssl.create_default_context(cafile=ca)
-        ctx.check_hostname = False
-        try:
-            with urllib.request.urlopen("https://127.0.0.1:%d/readyz" % port, context=ctx,
-                                        timeout=2) as resp:
-                return resp.status == 200
-        except OSError:
-            return False
 
     def controller_command(self, gates: str = None) -> list:
         gates = self.gates if gates is None else gates
@@ -401,7 +378,7 @@ class Federation:
         old ones deleted after (failurePolicy Fail everywhere: never a moment with none)."""
         old = self.webhook
         hook.register(self.karmada)
-        if old is not None and old.kind != hook.kind:
+        if old is not None and old.configs != hook.configs:
             old.unregister(self.karmada)
         self.webhook = hook
 
@@ -483,10 +460,20 @@ class Federation:
 
 # --- the two webhooks ------------------------------------------------------------------------------
 
+def upstream_configuration(source: str, port: int, ca: str) -> str:
+    """Upstream's webhook-configuration.yaml, every URL pointed at 127.0.0.1:port, every caBundle
+    filled with `ca` (text substitution, as a deployer's template does)."""
+    path = os.path.join(kube.shared_dir(source), "upstream", "webhook-configuration.yaml")
+    with open(path) as f:
+        text = f.read()
+    return text.replace(UPSTREAM_HOST, "https://127.0.0.1:%d/" % port).replace(
+        "{{caBundle}}", _b64_file(ca))
+
+
 class UpstreamWebhook:
     """Upstream's karmada-webhook as its image ships it, with upstream's command line (its
     kubeconfig for RIC-1 and RB-2), registered with upstream's own configurations."""
-    kind = "upstream"
+    configs = "upstream"          # the webhook configurations it is registered with
 
     def __init__(self, fed: Federation, binary: str, cert_dir: str, gates: str = "",
                  port: int = None):
@@ -525,12 +512,7 @@ class UpstreamWebhook:
         self.comp.stop()
 
     def configuration(self) -> str:
-        path = os.path.join(kube.shared_dir(self.fed.source), "upstream",
-                            "webhook-configuration.yaml")
-        with open(path) as f:
-            text = f.read()
-        return text.replace(UPSTREAM_HOST, "https://127.0.0.1:%d/" % self.port).replace(
-            "{{caBundle}}", _b64_file(self.ca))
+        return upstream_configuration(self.fed.source, self.port, self.ca)
 
     def crd_conversion_patch(self) -> dict:
         """Upstream's charts/karmada/_crds/patches/webhook_in_*resourcebindings.yaml, pointed at
@@ -554,7 +536,7 @@ class UpstreamWebhook:
 class OurWebhook:
     """`karmada-policy-webhook serve` (harness.Server), registered with the project's url overlay
     (kube.ApiServer.register without CRDs: the federation installed them)."""
-    kind = "ours"
+    configs = "ours"
 
     def __init__(self, fed: Federation, binary: str, cert_dir: str, *flags: str):
         self.fed = fed
@@ -598,27 +580,16 @@ def main(body, members: int = 2, gates: str = "") -> None:
     kbins, why = karmada_binaries(args.source, build_dir)
     if kbins is None:
         kube.skip(why, HOW_TO_GET)
-    signal.signal(signal.SIGTERM, kube._exit_on_signal)
-    signal.signal(signal.SIGINT, kube._exit_on_signal)
     args.karmada_bins = kbins
-    status = 1
-    fed = None
-    try:
-        fed = Federation(bins, kbins, args.source, harness.temp_dir("federation"), members, gates)
-        fed.start()
-        status = body(args, fed)
-    except AssertionError as e:
-        print("FAIL %s" % e, flush=True)
-    except Exception as e:  # noqa: BLE001
-        print("FAIL %s: %s\n%s" % (e.__class__.__name__, e, traceback.format_exc()), flush=True)
-    finally:
-        if fed is not None:
-            if status != 0:
-                for comp in fed.components.values():
-                    print("%s log (last lines):\n%s" % (comp.name, kube.tail(comp.log, 15)),
-                          flush=True)
-                if fed.karmada is not None:
-                    print("karmada-apiserver log (last lines):\n"
-                          + kube.tail(fed.karmada.apiserver_log, 15), flush=True)
-            fed.stop()
-    sys.exit(status)
+
+    def report(fed):
+        for comp in fed.components.values():
+            print("%s log (last lines):\n%s" % (comp.name, kube.tail(comp.log, 15)), flush=True)
+        if fed.karmada is not None:
+            print("karmada-apiserver log (last lines):\n" + kube.tail(fed.karmada.apiserver_log,
+                                                                       15), flush=True)
+
+    sys.exit(kube.guarded(
+        lambda: Federation(bins, kbins, args.source, harness.temp_dir("federation"), members,
+                           gates),
+        lambda fed: body(args, fed), report))

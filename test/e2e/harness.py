@@ -127,6 +127,41 @@ def port_is_listening(port: int) -> bool:
         return False
 
 
+def relay_connection(client: socket.socket, target_port: int):
+    """Connects to 127.0.0.1:target_port and copies bytes both ways between it and `client` (a
+    thread each, TCP_NODELAY on both: no delayed-ACK stall) until either end closes, then closes
+    both. Returns the new socket, or None (client closed) when the target refuses. The relays of
+    the tests (a cut API server link, a Service in front of replicas) are built on it."""
+    try:
+        upstream = socket.create_connection(("127.0.0.1", target_port), timeout=5)
+        upstream.settimeout(None)
+    except OSError:
+        client.close()
+        return None
+    for sock in (client, upstream):
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    for a, b in ((client, upstream), (upstream, client)):
+        threading.Thread(target=_pump, args=(a, b), daemon=True).start()
+    return upstream
+
+
+def _pump(src, dst):
+    try:
+        while True:
+            data = src.recv(65536)
+            if not data:
+                break
+            dst.sendall(data)
+    except OSError:
+        pass
+    for sock in (src, dst):
+        try:
+            sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        sock.close()
+
+
 def sanitized(binary: str) -> bool:
     """True for a binary built under AddressSanitizer (make test-asan): its allocator keeps freed
     memory in quarantine on purpose, so RSS says nothing about leaks there (LeakSanitizer does), and

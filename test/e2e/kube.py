@@ -112,24 +112,31 @@ class Binaries:
         self.origin = origin
 
 
-def find_binaries(source: str, build_dir: str):
-    """(Binaries, None) or (None, why not)."""
-    assets = os.environ.get("KUBEBUILDER_ASSETS")
-    if assets:
-        paths = {b: os.path.join(assets, b) for b in BINARIES}
+def located(names, env_var: str, shared: str, folder: str):
+    """({name: path}, where from, None) or (None, None, why not): the binaries `names` from the
+    folder $env_var names, else the xz files of `shared` unpacked once into `folder`."""
+    given = os.environ.get(env_var)
+    if given:
+        paths = {b: os.path.join(given, b) for b in names}
         missing = [p for p in paths.values() if not os.access(p, os.X_OK)]
         if missing:
-            return None, "KUBEBUILDER_ASSETS=%s lacks %s" % (assets, ", ".join(missing))
-        return Binaries(paths, "KUBEBUILDER_ASSETS=" + assets), None
-    envtest = os.path.join(shared_dir(source), "envtest")
-    xz_files = {b: os.path.join(envtest, b + ".xz") for b in BINARIES}
+            return None, None, "%s=%s lacks %s" % (env_var, given, ", ".join(missing))
+        return paths, "%s=%s" % (env_var, given), None
+    xz_files = {b: os.path.join(shared, b + ".xz") for b in names}
     missing = [p for p in xz_files.values() if not os.path.isfile(p)]
     if missing:
-        return None, "no KUBEBUILDER_ASSETS and no %s" % ", ".join(missing)
+        return None, None, "no %s and no %s" % (env_var, ", ".join(missing))
     if shutil.which("xz") is None:
-        return None, "xz is not installed (Debian: xz-utils) to unpack %s" % envtest
-    folder = os.path.join(build_dir, "envtest")
-    return Binaries(_unpacked(xz_files, folder), "%s unpacked into %s" % (envtest, folder)), None
+        return None, None, "xz is not installed (Debian: xz-utils) to unpack %s" % shared
+    return _unpacked(xz_files, folder), "%s unpacked into %s" % (shared, folder), None
+
+
+def find_binaries(source: str, build_dir: str):
+    """(Binaries, None) or (None, why not)."""
+    paths, origin, why = located(BINARIES, "KUBEBUILDER_ASSETS",
+                                 os.path.join(shared_dir(source), "envtest"),
+                                 os.path.join(build_dir, "envtest"))
+    return (Binaries(paths, origin), None) if paths else (None, why)
 
 
 def upstream_webhook(source: str, build_dir: str):
@@ -196,11 +203,12 @@ def _exit_on_signal(signum, frame):
 atexit.register(_stop_all)
 
 
-def webhook_ready(port: int, ca: str) -> bool:
-    """GET https://127.0.0.1:port/readyz/ (a webhook's own port, as the kubelet probes it): 200."""
+def webhook_ready(port: int, ca: str, path: str = "/readyz/") -> bool:
+    """GET https://127.0.0.1:port/readyz/ (a webhook's own port, as the kubelet probes it, or
+    another server's `path`): 200."""
     ctx = ssl.create_default_context(cafile=ca)
     try:
-        with urllib.request.urlopen("https://127.0.0.1:%d/readyz/" % port, context=ctx,
+        with urllib.request.urlopen("https://127.0.0.1:%d%s" % (port, path), context=ctx,
                                     timeout=2) as resp:
             return resp.status == 200
     except OSError:
@@ -526,25 +534,38 @@ def main(body, extra_flags=()) -> None:
     if not os.path.isdir(karmada_crds(args.source)):
         skip("no Karmada CRDs at %s (set KPW_KARMADA_CRDS to Karmada's charts/karmada/_crds/bases)"
              % karmada_crds(args.source))
+    print("envtest: %s" % bins.origin, flush=True)
+    sys.exit(guarded(
+        lambda: ApiServer(bins, args.source, harness.temp_dir("apiserver"), extra_flags),
+        lambda api: body(args, api),
+        lambda api: print("kube-apiserver log (last lines):\n" + tail(api.apiserver_log),
+                          flush=True),
+        lambda api, took: print("envtest: kube-apiserver ready at %s in %.1f s" % (api.url, took),
+                                flush=True)))
+
+
+def guarded(make, body, report, started=None) -> int:
+    """The exit status of body(it) for it = make(), started: 1 when anything raises (the failure
+    printed); report(it) when it did not pass; it.stop() whatever happens, a start that failed
+    half way included (SIGTERM and SIGINT too). started(it, seconds) once it is up."""
     signal.signal(signal.SIGTERM, _exit_on_signal)
     signal.signal(signal.SIGINT, _exit_on_signal)
-    print("envtest: %s" % bins.origin, flush=True)
     status = 1
-    api = None
+    it = None
     try:
-        api = ApiServer(bins, args.source, harness.temp_dir("apiserver"), extra_flags)
+        it = make()
         t0 = time.monotonic()
-        api.start()
-        print("envtest: kube-apiserver ready at %s in %.1f s" % (api.url, time.monotonic() - t0),
-              flush=True)
-        status = body(args, api)
+        it.start()
+        if started is not None:
+            started(it, time.monotonic() - t0)
+        status = body(it)
     except AssertionError as e:
         print("FAIL %s" % e, flush=True)
     except Exception as e:  # noqa: BLE001
         print("FAIL %s: %s\n%s" % (e.__class__.__name__, e, traceback.format_exc()), flush=True)
     finally:
-        if api is not None:
+        if it is not None:
             if status != 0:
-                print("kube-apiserver log (last lines):\n" + tail(api.apiserver_log), flush=True)
-            api.stop()
-    sys.exit(status)
+                report(it)
+            it.stop()
+    return status
