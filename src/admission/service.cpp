@@ -5,6 +5,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "admission/answer.hpp"
@@ -196,7 +197,7 @@ void review(const Route& route, std::string_view content_type, std::string& body
     // A denial or failure of the handler's own (RDP-1, RB-2, RIC-1): logged and counted as a
     // denied review, like a verdict with field causes.
     answer.errored(env, result.refused_code, result.refused_message, result.refused_reason);
-    answer.outcome.denial = result.refused_message;
+    answer.outcome.denial = std::move(result.refused_message);  // answered: no longer read
     fill_outcome(req, request, result, answer.outcome);
     return;
   }

@@ -432,26 +432,24 @@ class Federation:
             return obj
         return _wait("%s %s/%s in karmada-apiserver" % (resource, ns or "", name), got, timeout)
 
-    def webhook_failures(self) -> dict:
-        """{component: [log lines naming a failed webhook call]} of the controllers."""
-        out = {}
-        for name, comp in self.components.items():
-            lines = comp.lines(WEBHOOK_FAILURE)
-            if lines:
-                out[name] = lines
-        return out
-
     def mark_logs(self) -> dict:
-        """{component: log size now}: webhook_failures_since(mark) reads only what came after."""
+        """{component: log size now}: log_since(mark) reads only what came after."""
         return {n: os.path.getsize(c.log) if os.path.exists(c.log) else 0
                 for n, c in self.components.items()}
 
-    def webhook_failures_since(self, mark: dict) -> dict:
+    def log_since(self, mark: dict) -> dict:
+        """{component: its log's text written after `mark` (mark_logs)}."""
         out = {}
         for name, comp in self.components.items():
             with open(comp.log, "rb") as f:
                 f.seek(mark.get(name, 0))
-                text = f.read().decode("utf-8", "replace")
+                out[name] = f.read().decode("utf-8", "replace")
+        return out
+
+    def webhook_failures_since(self, mark: dict) -> dict:
+        """{component: [log lines naming a failed webhook call]} written after `mark`."""
+        out = {}
+        for name, text in self.log_since(mark).items():
             lines = [l for l in text.splitlines() if WEBHOOK_FAILURE.search(l)]
             if lines:
                 out[name] = lines

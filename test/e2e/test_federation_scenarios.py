@@ -449,12 +449,8 @@ def _wait_log(fed, mark, pattern, timeout=30.0):
     """The controller log lines after `mark` that match `pattern`, once there is one."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        lines = []
-        for comp in fed.components.values():
-            with open(comp.log, "rb") as f:
-                f.seek(mark.get(comp.name, 0))
-                lines += [l for l in f.read().decode("utf-8", "replace").splitlines()
-                          if pattern.search(l)]
+        lines = [l for text in fed.log_since(mark).values() for l in text.splitlines()
+                 if pattern.search(l)]
         if lines:
             return lines
         time.sleep(0.5)
@@ -511,12 +507,10 @@ def run_scenario(r: Run, steps):
         step(r)
         print("  %s %-24s %.1f s" % (r.who, step.__name__[5:], time.monotonic() - t), flush=True)
     denials = set()
-    for comp in r.fed.components.values():
-        with open(comp.log, "rb") as f:
-            f.seek(mark.get(comp.name, 0))
-            for m in DENIAL.finditer(f.read().decode("utf-8", "replace")):
-                if r.tag in m.group(0):      # not a late retry of an earlier run's object
-                    denials.add(m.group(2).strip())
+    for text in r.fed.log_since(mark).values():
+        for m in DENIAL.finditer(text):
+            if r.tag in m.group(0):          # not a late retry of an earlier run's object
+                denials.add(m.group(2).strip())
     r.record("denials", sorted(denials))
     return time.monotonic() - t0
 
