@@ -16,7 +16,9 @@
 #include "admission/review.hpp"
 #include "admission/route.hpp"
 #include "admission/service.hpp"
+
 #include "admission/settings.hpp"
+#include "build_info.hpp"
 #include "check/check.hpp"
 #include "cli/command_line.hpp"
 #include "kube/quota_ledger.hpp"
@@ -42,7 +44,8 @@ int usage_error(const std::string& message) {
 
 // The commands that are not `serve`: their command lines are CLI11's own.
 bool is_other_command(const std::string& arg) {
-  for (const char* name : {"review", "check", "kinds", "routes", "manifests"}) {
+  for (const char* name : {"review", "check", "kinds", "routes", "manifests", "version",
+                           "--version"}) {
     if (arg == name) return true;
   }
   return false;
@@ -88,6 +91,16 @@ int serve(const CLI::App& serve_cmd, const ServeFlags& f, const kpw::Settings& s
     kpw::log::info("flags of upstream's karmada-webhook accepted with no effect here",
                    {{"flags", names}});
   }
+  // On the "serving" line: a bad flag or certificate stays the one line on stderr.
+  options.version = kpw::build::version();
+  options.commit = kpw::build::commit();
+  options.karmada = std::string(kpw::build::karmada_version()) + " (commit " +
+                    std::string(kpw::build::karmada_commit()) + ")";
+  kpw::metrics::set_build_info(
+      "version=\"" + std::string(kpw::build::version()) + "\",commit=\"" +
+      std::string(kpw::build::commit()) + "\",karmada_version=\"" +
+      std::string(kpw::build::karmada_version()) + "\",karmada_commit=\"" +
+      std::string(kpw::build::karmada_commit()) + "\"");
   options.max_connections = static_cast<std::size_t>(f.max_connections);
   options.max_header_bytes = static_cast<std::size_t>(f.max_header_bytes);
   options.health_probe_address = f.health_probe_address;
@@ -225,6 +238,10 @@ int main(int argc, char** argv) {
       ->required();
   review_cmd->add_option("file", review_file, "review JSON file, or - for stdin");
   kpw::cli::add_default_flags(*review_cmd, flags);
+  CLI::App* version_cmd = app.add_subcommand(
+      "version", "print the version, its git commit and the Karmada version it matches");
+  app.set_version_flag("--version", kpw::build::version_text(),
+                       "print the version, its git commit and the Karmada version it matches");
   CLI::App* kinds_cmd = app.add_subcommand(
       "kinds", "print the kinds this server serves: group, versions, kind, resource, scope (JSON)");
   CLI::App* routes_cmd = app.add_subcommand(
@@ -279,9 +296,12 @@ int main(int argc, char** argv) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {
     return app.exit(e);
+  } catch (const CLI::CallForVersion&) {
+    return print(kpw::build::version_text());
   } catch (const CLI::ParseError& e) {
     return usage_error(std::string(e.what()) + " (see --help)");
   }
+  if (version_cmd->parsed()) return print(kpw::build::version_text());
   if (kinds_cmd->parsed()) return print(kpw::kinds_json());
   if (routes_cmd->parsed()) return print(kpw::routes_json());
   kpw::Settings settings = kpw::cli::settings_of(flags);

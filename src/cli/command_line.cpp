@@ -260,7 +260,7 @@ CLI::App* add_serve_command(CLI::App& app, ServeFlags& f) {
       "serve the webhook over HTTPS (the default: with no command, and as /bin/karmada-webhook). "
       "Flags are read as upstream's karmada-webhook reads them: --flag=v or --flag v, -v=4, "
       "--bool or --bool=false, '_' or '-' in names, the last of a repeated flag wins. Other "
-      "commands: review, check, kinds, routes, manifests (COMMAND --help).");
+      "commands: review, check, kinds, routes, manifests, version (COMMAND --help).");
   add_serve_flags(*serve, f);
   add_default_flags(*serve, f);
   return serve;
@@ -445,7 +445,7 @@ std::optional<std::string> parse_serve(CLI::App& app, const std::vector<std::str
     if (!arg.empty()) {
       return "unexpected argument \"" + arg +
              "\": serving takes flags only (commands: serve, review, check, kinds, routes, "
-             "manifests; see --help)";
+             "manifests, version; see --help)";
     }
   }
   std::vector<std::string> argv = {app.get_name(), "serve"};

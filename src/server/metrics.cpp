@@ -60,6 +60,7 @@ struct Registry {
   std::size_t shards = 1;                         // RequestCounters per webhook
   std::vector<std::string> webhook_labels;        // `webhook="/validate-…"`, by index
   std::function<void(std::string&)> render_more;  // set_more, before serving
+  std::string build_labels;                       // set_build_info, before serving
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
   Counter memory_events{0};
@@ -335,8 +336,16 @@ void render(std::string& out) {
          static_cast<double>(r.reloads_ok.load(kRelaxed)));
   sample(out, "karmada_policy_webhook_certificate_reloads_total", "result=\"failure\"",
          static_cast<double>(r.reloads_failed.load(kRelaxed)));
+  if (!r.build_labels.empty()) {
+    header(out, "karmada_policy_webhook_build_info", "gauge",
+           "1, labelled with this binary's version, git commit and the Karmada version whose "
+           "karmada-webhook it matches.");
+    sample(out, "karmada_policy_webhook_build_info", r.build_labels, 1);
+  }
   if (r.render_more) r.render_more(out);
 }
+
+void set_build_info(std::string labels) { registry().build_labels = std::move(labels); }
 
 void set_more(std::function<void(std::string&)> render_more) {
   registry().render_more = std::move(render_more);

@@ -71,6 +71,9 @@ void connection_buffers_released();
 
 // The text exposition format (version 0.0.4).
 void render(std::string& out);
+// karmada_policy_webhook_build_info's labels (`version="0.1.0",commit="…",…`), set once before
+// serving; without them the metric is not rendered (the bench servers).
+void set_build_info(std::string labels);
 // Metrics of another part (the watch cache), appended by render; set once before serving.
 void set_more(std::function<void(std::string&)> render_more);
 

@@ -155,8 +155,19 @@ std::optional<std::string> run_server(const ServerOptions& options, RequestFn ha
   std::string probes_at =
       disabled(options.health_probe_address) ? "off" : plain.front()->endpoint();
   std::string metrics_at = disabled(options.metrics_address) ? "off" : plain.back()->endpoint();
-  log::info("serving https://" + options.bind_address + ":" + std::to_string(options.port),
-            {{"threads", std::to_string(threads)}, {"probes", probes_at}, {"metrics", metrics_at}});
+  const std::string serving =
+      "serving https://" + options.bind_address + ":" + std::to_string(options.port);
+  const std::string thread_count = std::to_string(threads);
+  if (options.version.empty()) {
+    log::info(serving, {{"threads", thread_count}, {"probes", probes_at}, {"metrics", metrics_at}});
+  } else {
+    log::info(serving, {{"threads", thread_count},
+                        {"probes", probes_at},
+                        {"metrics", metrics_at},
+                        {"version", options.version},
+                        {"commit", options.commit},
+                        {"karmada", options.karmada}});
+  }
   if (options.on_serving) options.on_serving();
   // The other loops have no work until connections arrive: guards keep them running until the
   // drain stops every loop.
