@@ -9,19 +9,24 @@
 #                                 upstream's flags (`/bin/karmada-webhook --kubeconfig=...
 #                                 --secure-port=8443 --cert-dir=/var/serving-cert --v=2`), so an
 #                                 installer's image setting alone can point its Deployment here
-#   /bin/karmada-policy-webhook   the entrypoint, `karmada-policy-webhook serve`; our own
-#                                 Deployment (manifests/server/deployment.yaml) passes the `serve`
-#                                 flags as args
+#   /bin/karmada-policy-webhook   the entrypoint: with flags only (or none) it serves, as
+#                                 `serve`; our own Deployment (manifests/server/deployment.yaml)
+#                                 passes the `serve` flags as args; another command is the first
+#                                 argument (`docker run IMAGE check - < policies.yaml`, `version`)
 #
 # test/e2e/test_image.py runs the binary from the same root filesystem alone (`make rootfs`).
 #
-#   docker build -t karmada-policy-webhook:latest .
+#   docker build --build-arg KPW_GIT_COMMIT=$(git rev-parse --short=12 HEAD) \
+#     -t karmada-policy-webhook:latest .
+#
+# (.git is not in the build context: KPW_GIT_COMMIT is the commit `version` and the build_info
+# metric report; without it they say "unknown".)
 
 # --- build ---------------------------------------------------------------------------------------
 FROM debian:bookworm AS build
 ARG DEBIAN_FRONTEND=noninteractive
-# The Makefile's DEBIAN_PACKAGES without the test and benchmark tools (catch2, libbenchmark-dev,
-# openssl, python3, curl, wrk).
+# The Makefile's SERVER_PACKAGES: what the server needs to build, none of the test tools.
+ARG KPW_GIT_COMMIT=
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev libcli11-dev libyaml-cpp-dev \
@@ -29,7 +34,8 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
-RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF \
+RUN cmake -S . -B /build -DCMAKE_BUILD_TYPE=Release -DBUILD_TESTING=OFF -DKPW_BENCH=OFF \
+      "-DKPW_GIT_COMMIT=${KPW_GIT_COMMIT}" \
  && cmake --build /build --target karmada-policy-webhook -j "$(nproc)" \
  && strip /build/karmada-policy-webhook
 # The whole runtime filesystem. The script refuses a library ldd cannot find; the binary cannot be
@@ -43,4 +49,4 @@ COPY --from=build /rootfs/ /
 USER 65532:65532
 # 8443 HTTPS admission (--secure-port), 8000 /healthz /readyz, 8080 /metrics.
 EXPOSE 8443 8000 8080
-ENTRYPOINT ["/bin/karmada-policy-webhook", "serve"]
+ENTRYPOINT ["/bin/karmada-policy-webhook"]

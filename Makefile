@@ -6,36 +6,47 @@ JOBS ?= $(shell nproc)
 PORT ?= 8443
 CERT_DIR ?= certs/dev
 
-# Everything the build, the tests and the benchmark need, all from Debian's packages.
-DEBIAN_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev catch2 \
-	libcli11-dev libyaml-cpp-dev liblua5.2-dev libbenchmark-dev openssl python3 python3-yaml curl wrk \
-	libgnutls28-dev valgrind xz-utils nginx-light
+# What the server binary needs (`make server`, the image's build stage), all from Debian's packages.
+SERVER_PACKAGES := cmake make g++ pkg-config libboost-dev libssl-dev rapidjson-dev libcli11-dev \
+	libyaml-cpp-dev liblua5.2-dev
+# Everything the build, the tests and the benchmark need.
+DEBIAN_PACKAGES := $(SERVER_PACKAGES) catch2 libbenchmark-dev openssl python3 python3-yaml curl \
+	wrk libgnutls28-dev valgrind xz-utils nginx-light git pre-commit
 
-.PHONY: all deps build server rootfs manifests test san-configure test-asan fuzz run certs bench soak \
+.PHONY: all deps deps-server build server rootfs manifests test san-configure test-asan fuzz run certs bench soak \
 	clean
 
 all: build
 
-# Installs only what is missing, so a second run costs nothing.
-deps:
-	@missing=$$(for p in $(DEBIAN_PACKAGES); do \
+# Installs only what is missing of the packages $(1), so a second run costs nothing; $(2) may
+# add to $$missing.
+define install_missing
+	@missing=$$(for p in $(1); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q 'ok installed' || echo $$p; done); \
-	command -v kubectl >/dev/null || missing="$$missing kubernetes-client"; \
+	$(2) \
 	if [ -n "$$missing" ]; then \
 	  echo "installing:" $$missing; \
 	  sudo=; [ "$$(id -u)" -eq 0 ] || sudo=sudo; \
 	  $$sudo apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $$sudo apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+endef
+
+deps:
+	$(call install_missing,$(DEBIAN_PACKAGES),command -v kubectl >/dev/null || missing="$$missing kubernetes-client";)
+
+deps-server:
+	$(call install_missing,$(SERVER_PACKAGES),)
 
 build: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBUILD_TESTING=ON -DKPW_BENCH=ON
 	cmake --build $(BUILD) -j $(JOBS)
 
-# Only what `make run` runs: the server binary and the library under it, none of the tests and
-# benchmarks that `build` compiles too.
-server: deps
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+# Only what `make run` runs, and `check` in a CI job: the server binary and the library under it,
+# from the server's packages alone, none of the tests and benchmarks that `build` compiles too
+# (a later `make build` or `make test` in the same folder turns them back on).
+server: deps-server
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) -DBUILD_TESTING=OFF -DKPW_BENCH=OFF
 	cmake --build $(BUILD) -j $(JOBS) --target karmada-policy-webhook
 
 # The image's whole root filesystem (what the Dockerfile's runtime stage copies onto scratch) in

@@ -23,6 +23,7 @@ KPW_REQUIRE_ENVTEST=1).
 from __future__ import annotations
 
 import http.client
+import json
 import os
 import re
 import signal
@@ -296,6 +297,39 @@ def test_help_and_routes_as_an_arbitrary_uid(env):
               OPENSHIFT_UID, status, stderr)
 
 
+def dockerfile_entrypoint(source: str) -> list:
+    """The runtime stage's ENTRYPOINT (its exec form), as docker runs it."""
+    with open(os.path.join(source, "Dockerfile")) as f:
+        m = re.search(r"^ENTRYPOINT\s+(\[.*\])\s*$", f.read(), re.M)
+    check(m is not None, "the Dockerfile has no ENTRYPOINT in exec form")
+    return json.loads(m.group(1))
+
+
+GOOD_POLICY = b"""apiVersion: policy.karmada.io/v1alpha1
+kind: PropagationPolicy
+metadata: {name: web, namespace: team-a}
+spec:
+  resourceSelectors: [{apiVersion: apps/v1, kind: Deployment, name: web}]
+  placement: {clusterAffinity: {clusterNames: [member1]}}
+"""
+BAD_POLICY = GOOD_POLICY.replace(b"name: web}]", b"name: web, namespace: team-b}]")
+
+
+def test_entrypoint_runs_commands(env):
+    """`docker run IMAGE check FILE` and `docker run IMAGE version`: the entrypoint is the binary,
+    so a command is the first argument (docs/check.md, "In CI"); with flags only it serves (the
+    Helm test above runs upstream's command, our Deployment passes flags as args)."""
+    entry = dockerfile_entrypoint(env.source)
+    check(entry == ["/bin/" + NAME], "ENTRYPOINT %s", entry)
+    files = {"/work/good.yaml": GOOD_POLICY, "/work/bad.yaml": BAD_POLICY}
+    for args, want in ((["version"], 0), (["--version"], 0),
+                       (["check", "/work/good.yaml"], 0), (["check", "/work/bad.yaml"], 1),
+                       (["check", "--quiet", "/work/good.yaml", "/work/bad.yaml"], 1)):
+        status, stderr = run_to_exit(env, entry + args, files=files)
+        check(status == want, "ENTRYPOINT + %s: exit status %s, not %d; stderr: %s", args, status,
+              want, stderr)
+
+
 def test_helm_command_serves(env):
     """The chart's command and Secrets, the image's default user: probes, metrics, SIGTERM."""
     check_ports_free()
@@ -369,6 +403,7 @@ def run(args) -> int:
     env = Env(args, mode)
     return harness.run_tests([test_rootfs_holds_the_binary_its_libraries_and_nothing_else,
                               test_help_and_routes_as_an_arbitrary_uid,
+                              test_entrypoint_runs_commands,
                               test_helm_command_serves,
                               test_helm_command_without_key_fails_in_one_line], env)
 

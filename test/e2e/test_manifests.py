@@ -361,7 +361,8 @@ def test_deployment_args_start_the_server(env):
     check(args.pop("--kubeconfig") == "/etc/karmada/config/karmada.config", "--kubeconfig")
     log = os.path.join(harness.temp_dir("deployment-args"), "stderr")
     with open(log, "wb") as err:
-        proc = subprocess.Popen([env.binary, "serve"] + ["%s=%s" % kv for kv in args.items()],
+        # As the image runs them: its entrypoint is the binary alone (test_dockerfile).
+        proc = subprocess.Popen([env.binary] + ["%s=%s" % kv for kv in args.items()],
                                 stdout=subprocess.DEVNULL, stderr=err)
     try:
         deadline = time.monotonic() + 15
@@ -381,15 +382,18 @@ def test_deployment_args_start_the_server(env):
 
 
 def test_dockerfile(env):
-    """Build stage from the Makefile's packages; the runtime (scratch + the rootfs) runs `serve` as
-    user 65532."""
+    """Build stage from the Makefile's server packages; the runtime (scratch + the rootfs) has the
+    binary as its entrypoint (it serves with flags only; `check` and `version` as the first
+    argument: test_image.py runs them so), as user 65532."""
     text = read(os.path.join(env.source, "Dockerfile")).replace("\\\n", " ")
     build, runtime = re.split(r"^FROM\s+", text, flags=re.M)[1:]
     makefile = read(os.path.join(env.source, "Makefile")).replace("\\\n", " ")
-    packages = set(re.search(r"^DEBIAN_PACKAGES\s*:?=(.*)$", makefile, re.M).group(1).split())
+    packages = set(re.search(r"^SERVER_PACKAGES\s*:?=(.*)$", makefile, re.M).group(1).split())
+    installed = set()
     for m in re.finditer(r"apt-get install([^&;\n]*)", build):
-        extra = {w for w in m.group(1).split() if not w.startswith("-")} - packages
-        check(not extra, "the build stage installs %s, not in the Makefile", extra)
+        installed |= {w for w in m.group(1).split() if not w.startswith("-")}
+    check(installed == packages, "the build stage installs %s, the Makefile's SERVER_PACKAGES are "
+          "%s", sorted(installed), sorted(packages))
     # The runtime is the root filesystem image/make-rootfs.sh makes (test_image.py runs it): the
     # binary at /bin/karmada-webhook and /bin/karmada-policy-webhook, its libraries, no shell.
     check(build.startswith("debian:bookworm") and runtime.startswith("scratch")
@@ -398,8 +402,10 @@ def test_dockerfile(env):
           and re.search(r"^COPY\s+--from=build\s+/rootfs/?\s+/\s*$", runtime, re.M),
           "build/runtime stages")
     check(re.search(r"^USER\s+65532(:65532)?\s*$", runtime, re.M)
-          and re.search(r'^ENTRYPOINT\s+\["/bin/%s", "serve"\]' % NAME, runtime, re.M),
-          "runtime USER 65532, ENTRYPOINT [/bin/%s, \"serve\"]", NAME)
+          and re.search(r'^ENTRYPOINT\s+\["/bin/%s"\]\s*$' % NAME, runtime, re.M),
+          "runtime USER 65532, ENTRYPOINT [\"/bin/%s\"]", NAME)
+    check("-DKPW_GIT_COMMIT=${KPW_GIT_COMMIT}" in build and re.search(
+        r"^ARG\s+KPW_GIT_COMMIT\b", build, re.M), "the build stage passes KPW_GIT_COMMIT to cmake")
     ignore = {line.strip().rstrip("/") for line in read(os.path.join(env.source, ".dockerignore"))
               .splitlines()}
     check({"build*", "certs/dev"} <= ignore, ".dockerignore: %s", ignore)
