@@ -1,4 +1,4 @@
-# Writes OUT, the build's provenance (src/build_info.hpp), at every build: the project's version,
+# Writes OUT, the build's provenance (src/cli/build_info.hpp), at every build: the project's version,
 # the git commit of the source tree ("-dirty" when it has uncommitted changes; GIT_COMMIT when
 # given, as the image build gives it without .git in its context; "unknown" without git), and the
 # Karmada version whose behaviour the binary matches. The file is rewritten only when its text
@@ -24,7 +24,7 @@ if(NOT GIT_COMMIT)
   endif()
 endif()
 set(text "// Generated at build time by cmake/build_info.cmake: do not edit.
-#include \"build_info.hpp\"
+#include \"cli/build_info.hpp\"
 
 namespace kpw::build {
 
