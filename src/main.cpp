@@ -18,7 +18,7 @@
 #include "admission/service.hpp"
 
 #include "admission/settings.hpp"
-#include "build_info.hpp"
+#include "cli/build_info.hpp"
 #include "check/check.hpp"
 #include "cli/command_line.hpp"
 #include "kube/quota_ledger.hpp"
@@ -262,8 +262,8 @@ int main(int argc, char** argv) {
       ->required();
   check_cmd
       ->add_option("--namespace", check_options.default_namespace,
-                   "namespace of a PropagationPolicy without metadata.namespace")
-      ->capture_default_str();
+                   "namespace of a namespaced object without metadata.namespace (none by "
+                   "default: judged as in a kustomize base)");
   check_cmd->add_option("-o,--output", check_output, "text, json or yaml")
       ->check(CLI::IsMember({"text", "json", "yaml"}))
       ->capture_default_str();

@@ -88,6 +88,11 @@ inline constexpr RuleInfo kKM4{"K-M4", kUpstreamRule, kFieldScope, "",
                                "finalizers are qualified names"};
 inline constexpr RuleInfo kKU1{"K-U1", kUpstreamRule, kFieldScope, "",
                                "no field the schema does not declare (kubectl --validate=strict)"};
+// What the API server checks against a kind's CRD schema beside unknown fields (K-U1) and our
+// webhook's own schema (SC-4) does not refuse: `check` only (src/check/metadata.cpp).
+inline constexpr RuleInfo kKS1{"K-S1", kUpstreamRule, kFieldScope, "",
+                               "an enum field holds one of the values its CRD's schema lists "
+                               "(purgeMode: Immediately and Graciously are refused)"};
 
 }  // namespace rules
 }  // namespace kpw

@@ -89,10 +89,8 @@ int run(const std::vector<std::string>& paths, const Options& options, std::ostr
     }
     loaded.push_back(std::move(one));
     LoadedFile& lf = loaded.back();
-    if (lf.syntax_error) {
-      syntax.push_back(FileSyntaxError{file, *lf.syntax_error});
-      continue;
-    }
+    // A document that does not parse is one error; the file's other documents are still judged.
+    for (const SyntaxError& e : lf.syntax_errors) syntax.push_back(FileSyntaxError{file, e});
     for (SourceObject& obj : lf.objects) judged.push_back(judge_safely(file, obj, options));
   }
 

@@ -15,9 +15,11 @@ namespace kpw::check {
 enum class OutputFormat { kText, kJson, kYaml };
 
 struct Options {
-  std::string default_namespace = "default";  // for a PropagationPolicy without metadata.namespace
-  bool strict = false;                        // an object of a kind we do not serve is an error
-  bool quiet = false;                         // text: problems only, no summary
+  // --namespace: the namespace of a namespaced object without metadata.namespace; "" (the
+  // default) judges it in none, where a kustomize overlay would set one (judge.cpp).
+  std::string default_namespace;
+  bool strict = false;  // an object of a kind we do not serve is an error
+  bool quiet = false;   // text: problems only, no summary
   bool warnings_as_errors = false;
   bool show_defaults = false;  // json/yaml: the object as it would be stored
   UnknownFields unknown_fields = UnknownFields::kError;  // --unknown-fields

@@ -5,6 +5,7 @@
 #include <span>
 #include <string_view>
 
+#include "api/karmada.hpp"
 #include "api/object.hpp"
 #include "validators/object_meta.hpp"
 
@@ -37,6 +38,67 @@ bool listed(const std::array<std::string_view, N>& names, std::string_view name)
     if (n == name) return true;
   }
   return false;
+}
+
+// An enum of a CRD's schema: the field (from the object's root; "[]" is each item of the list
+// before it) and the values the CRD lists, in its order, which the API server's message keeps.
+struct CrdEnum {
+  std::string_view api_version;  // the CRD version whose schema has it
+  std::string_view kind;
+  std::span<const std::string_view> path;
+  std::span<const std::string_view> values;
+};
+
+// ../shared/envtest/crds/bases: policy.karmada.io_{cluster,}propagationpolicies.yaml (v1alpha1)
+// and work.karmada.io_{cluster,}resourcebindings.yaml (v1alpha2; v1alpha1 has no such field).
+// Cluster failover has no Never.
+constexpr std::array<std::string_view, 3> kPurgeModes = {"Directly", "Gracefully", "Never"};
+constexpr std::array<std::string_view, 2> kClusterPurgeModes = {"Directly", "Gracefully"};
+constexpr std::array<std::string_view, 4> kApplicationPurgeMode = {"spec", "failover",
+                                                                   "application", "purgeMode"};
+constexpr std::array<std::string_view, 4> kClusterPurgeMode = {"spec", "failover", "cluster",
+                                                               "purgeMode"};
+constexpr std::array<std::string_view, 4> kEvictionPurgeMode = {"spec", "gracefulEvictionTasks",
+                                                                "[]", "purgeMode"};
+constexpr std::string_view kPolicyV1alpha1 = "policy.karmada.io/v1alpha1";
+constexpr std::string_view kWorkV1alpha2 = "work.karmada.io/v1alpha2";
+constexpr std::array<CrdEnum, 10> kCrdEnums = {{
+    {kPolicyV1alpha1, karmada::kPropagationPolicy, kApplicationPurgeMode, kPurgeModes},
+    {kPolicyV1alpha1, karmada::kPropagationPolicy, kClusterPurgeMode, kClusterPurgeModes},
+    {kPolicyV1alpha1, karmada::kClusterPropagationPolicy, kApplicationPurgeMode, kPurgeModes},
+    {kPolicyV1alpha1, karmada::kClusterPropagationPolicy, kClusterPurgeMode, kClusterPurgeModes},
+    {kWorkV1alpha2, karmada::kResourceBinding, kApplicationPurgeMode, kPurgeModes},
+    {kWorkV1alpha2, karmada::kResourceBinding, kClusterPurgeMode, kClusterPurgeModes},
+    {kWorkV1alpha2, karmada::kResourceBinding, kEvictionPurgeMode, kPurgeModes},
+    {kWorkV1alpha2, karmada::kClusterResourceBinding, kApplicationPurgeMode, kPurgeModes},
+    {kWorkV1alpha2, karmada::kClusterResourceBinding, kClusterPurgeMode, kClusterPurgeModes},
+    {kWorkV1alpha2, karmada::kClusterResourceBinding, kEvictionPurgeMode, kPurgeModes},
+}};
+
+// The field `path` leads to from `value` (at `at`), every item of a list for "[]". A value of
+// another type than the schema's is left to the webhook's own schema rules (SC-1).
+void check_enum(const JsonValue& value, std::span<const std::string_view> path, const FieldPath& at,
+                std::span<const std::string_view> values, ErrorList& errors) {
+  if (path.empty()) {
+    if (!value.IsString()) return;
+    const std::string_view v = kpw::view(value);
+    if (std::find(values.begin(), values.end(), v) == values.end()) {
+      errors.not_supported(rules::kKS1, at, v, values);
+    }
+    return;
+  }
+  if (path.front() == "[]") {
+    if (!value.IsArray()) return;
+    for (rapidjson::SizeType i = 0; i < value.Size(); ++i) {
+      const FieldPath item = at.index(i);
+      check_enum(value[i], path.subspan(1), item, values, errors);
+    }
+    return;
+  }
+  const JsonValue* child = member(&value, path.front());
+  if (child == nullptr) return;
+  const FieldPath child_path = at.child(path.front());
+  check_enum(*child, path.subspan(1), child_path, values, errors);
 }
 
 }  // namespace
@@ -98,6 +160,17 @@ void check_unknown_fields(const JsonValue& object, const Kind& kind, ErrorList& 
   if (const JsonValue* spec = object_member(&object, "spec")) {
     const FieldPath path = FieldPath::root("spec");
     spec_fields(*spec, path, errors);
+  }
+}
+
+void check_crd_enums(const JsonValue& object, std::string_view api_version, std::string_view kind,
+                     ErrorList& errors) {
+  for (const CrdEnum& e : kCrdEnums) {
+    if (e.api_version != api_version || e.kind != kind) continue;
+    const JsonValue* first = member(&object, e.path.front());
+    if (first == nullptr) continue;
+    const FieldPath root = FieldPath::root(e.path.front());
+    check_enum(*first, e.path.subspan(1), root, e.values, errors);
   }
 }
 

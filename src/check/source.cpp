@@ -4,8 +4,10 @@
 
 #include <charconv>
 #include <cstdint>
+#include <istream>
 #include <span>
-#include <sstream>
+#include <streambuf>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -25,11 +27,37 @@ bool is_list(const JsonValue& doc) {
          items->IsArray();
 }
 
+// The path of `node` in its object, as FieldPath renders it (`spec.list[1].name`): up its parents
+// to the object's own value, the first one whose parent is in no object (`paths`: index_positions).
+template <typename Paths>
+std::string path_in_object(const std::vector<Node>& nodes, std::string_view keys,
+                           const Paths& paths, std::uint32_t node) {
+  std::vector<std::uint32_t> chain;
+  for (std::uint32_t n = node;
+       nodes[n].parent != kNoNode && paths[nodes[n].parent].object != kNoNode;
+       n = nodes[n].parent) {
+    chain.push_back(n);
+  }
+  std::string out;
+  for (auto it = chain.rbegin(); it != chain.rend(); ++it) {
+    const Node& n = nodes[*it];
+    if (n.kind == Node::Kind::kItem) {
+      out.append("[").append(std::to_string(n.index)).append("]");
+      continue;
+    }
+    if (!out.empty()) out += '.';
+    out += keys.substr(n.index, n.key_size);
+  }
+  return out;
+}
+
 // Fills the position tables of the objects of one document in one pass over its values (parents
 // come before their children): `objects` is the document, or for a `kind: List` its items, whose
-// fields are found relative to the item (the item's `spec` is written at `items[3].spec`).
+// fields are found relative to the item (the item's `spec` is written at `items[3].spec`). Each
+// key written twice goes to its object, or, written by the List itself, to `outside`.
 void index_positions(const std::vector<Node>& nodes, std::string_view keys, bool list,
-                     std::span<SourceObject> objects) {
+                     const std::vector<RepeatedKey>& repeated, std::span<SourceObject> objects,
+                     std::vector<const RepeatedKey*>& outside) {
   using Fingerprint = FieldPositions::Fingerprint;
   struct Path {
     Fingerprint fingerprint;         // of the value's path, relative to its object
@@ -83,6 +111,175 @@ void index_positions(const std::vector<Node>& nodes, std::string_view keys, bool
     path.empty = false;
     table.add(path.fingerprint, n.at);  // (`a[b]` is looked up as `a.b`: see locate)
   }
+  for (const RepeatedKey& r : repeated) {
+    // Inside a map or list used as a key: dropped with it, never sent.
+    if (nodes[r.node].kind == Node::Kind::kUnrecorded) continue;
+    const std::uint32_t object = paths[r.node].object;
+    if (object == kNoNode) {
+      outside.push_back(&r);
+      continue;
+    }
+    SourceObject& o = objects[object];
+    if (o.duplicate_keys.size() == SourceObject::kMaxDuplicateKeys) {
+      ++o.duplicate_keys_omitted;  // (paths rendered for the kept ones only: O(depth) each)
+      continue;
+    }
+    o.duplicate_keys.push_back(
+        DuplicateKey{nodes[r.node].at, path_in_object(nodes, keys, paths, r.node), r.key});
+  }
+}
+
+// One document of a stream: its text, and the lines of the file before it.
+struct DocumentText {
+  std::string_view text;
+  int lines_before = 0;
+  int lines = 0;  // the line breaks it holds
+};
+
+// True when the line at `p` starts with `marker` (`---` or `...`) followed by a space, a tab, a
+// line break or the end of the text: a document marker, as yaml-cpp reads one.
+bool marker_at(std::string_view text, std::size_t p, std::string_view marker) {
+  if (text.compare(p, marker.size(), marker) != 0) return false;
+  const std::size_t after = p + marker.size();
+  return after == text.size() || text[after] == ' ' || text[after] == '\t' || text[after] == '\n' ||
+         text[after] == '\r';
+}
+
+// The documents of a stream, in one pass: a new one at each line that starts with `---` (the line
+// is its first) after a line of content, and after each line that starts with `...` (its last).
+// No scalar can hold such a line: YAML forbids both markers at the start of a line inside a
+// document, and the lines of a block scalar are indented under its key (yaml-cpp indents even a
+// document's top-level one by a column), so yaml-cpp splits the stream at the same lines. A stream
+// in UTF-16 or UTF-32 (a byte order mark, or a zero byte among the first four, which is how
+// yaml-cpp tells) is one piece: its markers are not these bytes.
+std::vector<DocumentText> split_documents(std::string_view text) {
+  std::vector<DocumentText> out;
+  const std::string_view head = text.substr(0, 4);
+  if (head.starts_with("\xFE\xFF") || head.starts_with("\xFF\xFE") ||
+      head.find('\0') != std::string_view::npos) {
+    int lines = 0;
+    for (const char c : text) lines += c == '\n' ? 1 : 0;
+    out.push_back(DocumentText{text, 0, lines});
+    return out;
+  }
+  std::size_t begin = 0;
+  int line = 0;        // of the file, 0-based, at `p`
+  int first_line = 0;  // of the document being read
+  // Whether the piece so far holds more than directives (`%TAG`, which apply to the document
+  // their `---` starts), comments and blank lines: only then does a `---` start another piece.
+  bool content = false;
+  auto close = [&](std::size_t end) {
+    if (end > begin) {
+      out.push_back(DocumentText{text.substr(begin, end - begin), first_line, line - first_line});
+    }
+    begin = end;
+    first_line = line;
+    content = false;
+  };
+  for (std::size_t p = 0; p < text.size();) {
+    const std::size_t eol = text.find('\n', p);
+    const std::size_t next = eol == std::string_view::npos ? text.size() : eol + 1;
+    if (marker_at(text, p, "---") && content) close(p);
+    const bool ends = marker_at(text, p, "...");
+    const std::size_t first = text.find_first_not_of(" \t\r", p);
+    if (first < next - (eol == std::string_view::npos ? 0 : 1) && text[first] != '#' &&
+        !(first == p && text[p] == '%')) {
+      content = true;
+    }
+    p = next;
+    if (eol != std::string_view::npos) ++line;
+    if (ends) close(p);
+  }
+  close(text.size());
+  return out;
+}
+
+// A document's text as a stream, not copied (std::istringstream copies its string).
+class TextBuffer : public std::streambuf {
+ public:
+  explicit TextBuffer(std::string_view text) {
+    // Read only: a get area is never written (putting back a character only moves the pointer).
+    char* begin = const_cast<char*>(text.data());
+    setg(begin, begin, begin + text.size());
+  }
+};
+
+// Where a syntax error of `doc` is reported. A document that ends unfinished (an unclosed flow
+// mapping) is reported at yaml-cpp's end of input: when another document follows, that is the line
+// of its `---`, so the end of this document's last line is named instead.
+Position error_position(const DocumentText& doc, const YAML::Mark& mark, bool more) {
+  if (!more || mark.line < doc.lines || doc.lines == 0) return position_of(mark, doc.lines_before);
+  std::string_view body = doc.text.substr(0, doc.text.size() - 1);  // without its last line break
+  if (!body.empty() && body.back() == '\r') body.remove_suffix(1);
+  const std::size_t last_break = body.rfind('\n');
+  const std::size_t last_line = last_break == std::string_view::npos ? 0 : last_break + 1;
+  return Position{doc.lines_before + doc.lines, static_cast<int>(body.size() - last_line) + 1};
+}
+
+// Parses one document of a stream into `file` (`index`: the documents of the file so far).
+void load_document(const DocumentText& doc, bool more, Builder& builder, std::size_t& index,
+                   LoadedFile& file) {
+  TextBuffer buffer(doc.text);
+  std::istream in(&buffer);
+  builder.set_lines_before(doc.lines_before);
+  bool have_null = false;
+  YAML::Mark previous_null;
+  try {
+    YAML::Parser parser(in);
+    while (parser.HandleNextDocument(builder)) {
+      if (!builder.error().empty()) {
+        ++index;
+        file.syntax_errors.push_back(SyntaxError{builder.error_at(), builder.error()});
+        return;
+      }
+      SourceObject obj;
+      obj.document = index++;
+      obj.json = builder.take(obj.start);
+      if (builder.only_null()) {
+        // yaml-cpp 0.7 can report the same empty document forever on input it cannot parse
+        // (a stray `,`): an empty document that did not move past the previous one is an error.
+        const YAML::Mark at = builder.last_null_mark();
+        if (have_null && at.pos == previous_null.pos) {
+          file.syntax_errors.push_back(
+              SyntaxError{position_of(at, doc.lines_before), "unexpected character"});
+          return;
+        }
+        have_null = true;
+        previous_null = at;
+        continue;  // an empty document
+      }
+      have_null = false;
+      std::vector<const RepeatedKey*> outside;  // a List's own duplicate keys
+      if (obj.json && is_list(*obj.json)) {
+        JsonValue& items = *find_member(*obj.json, "items");
+        const std::size_t first = file.objects.size();
+        file.objects.resize(first + items.Size());
+        const std::span<SourceObject> objects(file.objects.data() + first, items.Size());
+        for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
+          SourceObject& item = objects[i];
+          item.document = obj.document;
+          item.start = obj.start;  // unless the item's own position is known
+          // Moved, not copied: the item is in the file's pool already.
+          item.json = std::make_unique<JsonDocument>(file.pool.get());
+          static_cast<JsonValue&>(*item.json) = std::move(items[i]);
+        }
+        index_positions(builder.nodes(), builder.keys(), true, builder.repeated_keys(), objects,
+                        outside);
+        // A key the List writes twice belongs to no object the server would receive: the file's.
+        for (const RepeatedKey* r : outside) {
+          file.syntax_errors.push_back(
+              SyntaxError{builder.nodes()[r->node].at, "duplicate JSON key " + r->key});
+        }
+        continue;
+      }
+      index_positions(builder.nodes(), builder.keys(), false, builder.repeated_keys(),
+                      std::span<SourceObject>(&obj, 1), outside);
+      file.objects.push_back(std::move(obj));
+    }
+  } catch (const YAML::Exception& e) {
+    ++index;  // the document that does not parse
+    file.syntax_errors.push_back(SyntaxError{error_position(doc, e.mark, more), e.msg});
+  }
 }
 
 }  // namespace
@@ -117,60 +314,15 @@ Position SourceObject::locate(const std::string& field) const {
 LoadedFile load(const std::string& text) {
   LoadedFile file;
   if (text.size() >= kMaxFileBytes) {  // (no policy file is that large)
-    file.syntax_error = SyntaxError{Position{}, "files of 2 GiB or more are not read"};
+    file.syntax_errors.push_back(SyntaxError{Position{}, "files of 2 GiB or more are not read"});
     return file;
   }
-  std::istringstream in(text);
   file.pool = std::make_unique<JsonAllocator>();
   Builder builder(*file.pool);
   std::size_t index = 0;
-  bool have_null = false;
-  YAML::Mark previous_null;
-  try {
-    YAML::Parser parser(in);
-    while (parser.HandleNextDocument(builder)) {
-      if (!builder.error().empty()) {
-        file.syntax_error = SyntaxError{builder.error_at(), builder.error()};
-        return file;
-      }
-      SourceObject obj;
-      obj.document = index++;
-      obj.json = builder.take(obj.start);
-      if (builder.only_null()) {
-        // yaml-cpp 0.7 can report the same empty document forever on input it cannot parse
-        // (a stray `,`): an empty document that did not move past the previous one is an error.
-        const YAML::Mark at = builder.last_null_mark();
-        if (have_null && at.pos == previous_null.pos) {
-          file.syntax_error = SyntaxError{position_of(at), "unexpected character"};
-          return file;
-        }
-        have_null = true;
-        previous_null = at;
-        continue;  // an empty document
-      }
-      have_null = false;
-      if (obj.json && is_list(*obj.json)) {
-        JsonValue& items = *find_member(*obj.json, "items");
-        const std::size_t first = file.objects.size();
-        file.objects.resize(first + items.Size());
-        const std::span<SourceObject> objects(file.objects.data() + first, items.Size());
-        for (rapidjson::SizeType i = 0; i < items.Size(); ++i) {
-          SourceObject& item = objects[i];
-          item.document = obj.document;
-          item.start = obj.start;  // unless the item's own position is known
-          // Moved, not copied: the item is in the file's pool already.
-          item.json = std::make_unique<JsonDocument>(file.pool.get());
-          static_cast<JsonValue&>(*item.json) = std::move(items[i]);
-        }
-        index_positions(builder.nodes(), builder.keys(), true, objects);
-        continue;
-      }
-      index_positions(builder.nodes(), builder.keys(), false, std::span<SourceObject>(&obj, 1));
-      file.objects.push_back(std::move(obj));
-    }
-  } catch (const YAML::Exception& e) {
-    file.objects.clear();
-    file.syntax_error = SyntaxError{position_of(e.mark), e.msg};
+  const std::vector<DocumentText> documents = split_documents(text);
+  for (std::size_t d = 0; d < documents.size(); ++d) {
+    load_document(documents[d], d + 1 < documents.size(), builder, index, file);
   }
   return file;
 }

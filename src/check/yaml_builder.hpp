@@ -21,10 +21,11 @@
 
 namespace kpw::check {
 
-// yaml-cpp's 0-based mark as a 1-based position.
-inline Position position_of(const YAML::Mark& mark) {
+// yaml-cpp's 0-based mark as a 1-based position, in a document that starts after `lines_before`
+// lines of its file (the loader parses each document of a stream alone: source.cpp).
+inline Position position_of(const YAML::Mark& mark, int lines_before = 0) {
   if (mark.line < 0) return {};
-  return Position{mark.line + 1, mark.column + 1};
+  return Position{lines_before + mark.line + 1, mark.column + 1};
 }
 
 inline constexpr std::uint32_t kNoNode = std::numeric_limits<std::uint32_t>::max();
@@ -55,12 +56,22 @@ struct Node {
   Position at;  // a member: its key; an item: the item
 };
 
+// A key written a second time in one map (not one a `<<` merge brought): the document keeps the
+// last value, as it reads YAML, but the server's JSON reader refuses such a body (json.cpp).
+struct RepeatedKey {
+  std::uint32_t node;  // the later value
+  std::string key;     // as the server echoes it: a JSON string, cut at kMaxEchoedBytes
+};
+
 // Builds one JSON document per YAML document straight from the parser's events (no YAML::Node
 // tree, no recursion here), recording where every key and item was written.
 class Builder : public YAML::EventHandler {
  public:
   // Documents are built in `pool`.
   explicit Builder(JsonAllocator& pool) : pool_(pool) {}
+
+  // The documents parsed next start after `lines` lines of their file: positions are the file's.
+  void set_lines_before(int lines) { lines_before_ = lines; }
 
   void OnDocumentStart(const YAML::Mark&) override;
   void OnDocumentEnd() override {}
@@ -85,6 +96,8 @@ class Builder : public YAML::EventHandler {
   // rendered keys of its members.
   const std::vector<Node>& nodes() const { return nodes_; }
   std::string_view keys() const { return keys_; }
+  // The keys written twice in a map of the document, in the order they were read.
+  const std::vector<RepeatedKey>& repeated_keys() const { return repeated_; }
   bool only_null() const { return only_null_; }
   YAML::Mark last_null_mark() const { return last_null_mark_; }
   const std::string& error() const { return error_; }
@@ -106,6 +119,8 @@ class Builder : public YAML::EventHandler {
   };
 
   void set_key(std::string_view key, const YAML::Mark& mark);
+
+  Position at(const YAML::Mark& mark) const { return position_of(mark, lines_before_); }
 
   bool expecting_key() const {
     return !stack_.empty() && stack_.back().value.IsObject() && !stack_.back().has_key &&
@@ -171,6 +186,8 @@ class Builder : public YAML::EventHandler {
   std::deque<JsonValue> graveyard_;        // dropped values that may hold anchored ones
   std::deque<JsonValue> copies_;           // of small anchored values
   std::vector<std::uint32_t> route_;       // find()'s
+  std::vector<RepeatedKey> repeated_;
+  int lines_before_ = 0;
   std::size_t expanded_ = 0;
   Position root_mark_;
   bool only_null_ = true;

@@ -58,7 +58,7 @@ struct ServerOptions {
   // How often the certificate files are checked for a change (Secret volumes swap a symlink).
   std::chrono::milliseconds cert_check_interval{5'000};
   // What the binary is, logged on the "serving" line when `version` is set (the bench servers
-  // leave it empty): src/build_info.hpp's values.
+  // leave it empty): src/cli/build_info.hpp's values.
   std::string version, commit, karmada;
   // Called once, on the main thread, when every listener is up (after the "serving" line): what
   // should start only with a server that will serve (the watch cache).

@@ -436,7 +436,7 @@ std::span<const Rule> all_rules() {
       for (const Rule r : route.rules) add(r);
     }
     for (const Rule r : {Rule(rules::kKM1), Rule(rules::kKM2), Rule(rules::kKM3), Rule(rules::kKM4),
-                         Rule(rules::kKU1)}) {
+                         Rule(rules::kKU1), Rule(rules::kKS1)}) {
       add(r);
     }
     return out;

@@ -25,6 +25,8 @@ NAMESPACE_RULE = ("a lowercase RFC 1123 label must consist of lower case alphanu
                   "'123-abc', regex used for validation is '[a-z0-9]([-a-z0-9]*[a-z0-9])?')")
 
 POLICIES_LINES = [
+    'policies/cluster.json:11:19: ClusterPropagationPolicy/crds: spec.failover.cluster.purgeMode: '
+    'Unsupported value: "Immediately": supported values: "Directly", "Gracefully" [K-S1]',
     'policies/cluster.json:7:7: ClusterPropagationPolicy/crds: spec.resourceSelectors[0].name: '
     'Required value: a selector must name its resource when preemption is Always [V-R1]',
     'policies/cluster.json:11:19: warning: ClusterPropagationPolicy/crds: spec.failover.cluster.purgeMode: '
@@ -47,6 +49,7 @@ POLICIES_LINES = [
 class Env:
     def __init__(self, args):
         self.binary = args.binary
+        self.source = args.source
         self.root = os.path.join(args.source, "test", "fixtures", "check")
 
     def check(self, *args, stdin=None, memory=None):
@@ -64,6 +67,10 @@ class Env:
         proc = subprocess.run([self.binary, "review", "--path", path, "-"],
                               input=json.dumps(review).encode(), stdout=subprocess.PIPE, timeout=30)
         return json.loads(proc.stdout)["response"]
+
+
+# Rules of the API server that check models and the webhook has not (docs/compatibility.md).
+API_SERVER_RULES = ("K-U1", "K-S1")
 
 
 def lines(text):
@@ -102,12 +109,16 @@ def test_warnings_as_errors(env):
     check(code == 1, "cluster.json is invalid: exit %d", code)
     policy = json.load(open(os.path.join(env.root, "policies", "cluster.json")))
     policy["spec"]["resourceSelectors"][0]["name"] = "widgets.example.com"
+    # The old purge-mode name the CRD refuses (K-S1) named by its current one; an unknown field
+    # (K-U1) as a warning under --unknown-fields=warn.
+    policy["spec"]["failover"]["cluster"]["purgeMode"] = "Directly"
+    policy["spec"]["failover"]["cluster"]["purgMode"] = "Directly"
     body = json.dumps(policy).encode()
-    code, out, _ = env.check("-", stdin=body)
+    code, out, _ = env.check("--unknown-fields=warn", "-", stdin=body)
     check(code == 0, "warnings alone must not fail: exit %d: %s", code, out)
     check(lines(out)[0].startswith("<stdin>:1:") and ": warning: ClusterPropagationPolicy/crds: "
-          "spec.failover.cluster.purgeMode:" in lines(out)[0], "stdin warning line: %s", out)
-    code, _, _ = env.check("--warnings-as-errors", "-", stdin=body)
+          "spec.failover.cluster.purgMode:" in lines(out)[0], "stdin warning line: %s", out)
+    code, _, _ = env.check("--unknown-fields=warn", "--warnings-as-errors", "-", stdin=body)
     check(code == 1, "--warnings-as-errors: exit %d", code)
 
 
@@ -173,10 +184,11 @@ def test_same_verdicts_as_the_webhook(env):
                               "namespace": o.get("namespace", ""), "name": o["name"], "operation": "CREATE",
                               "object": o["object"], "oldObject": None}}
         response = env.review(kinds[kind].validate_path, review)
-        want_fields = [e["field"] for e in o["errors"]]
+        # The API server's own rules (the CRD's enums, K-S1) are check's alone: the rest is the same.
+        want_fields = [e["field"] for e in o["errors"] if e.get("rule") not in API_SERVER_RULES]
         got_fields = [c["field"] for c in response.get("status", {}).get("details", {}).get("causes", [])]
-        check(response["allowed"] == (o["verdict"] == "valid"), "%s/%s: webhook allowed=%s, check says %s",
-              kind, o["name"], response["allowed"], o["verdict"])
+        check(response["allowed"] == (not want_fields), "%s/%s: webhook allowed=%s, check says %s",
+              kind, o["name"], response["allowed"], o["errors"])
         check(got_fields == want_fields, "%s/%s: webhook fields %s, check fields %s", kind, o["name"],
               got_fields, want_fields)
         # The stored object through the mutating path again changes nothing but the CREATE-only id.
@@ -482,6 +494,130 @@ def test_works(env):
                   "%s: webhook %s, check %s", o["name"], response, o["errors"])
 
 
+# Issue 42, "check's rough edges".
+
+def test_a_broken_document_is_one_error_and_the_others_are_judged(env):
+    """A multi-document file with broken documents (bad indentation, an unclosed flow sequence):
+    each is one syntax error at its line (file:line:col, exit 2), and the file's other documents
+    are judged, with the file's line numbers."""
+    path = "stream/policies.yaml"
+    code, out, _ = env.check(path)
+    check(code == 2, "exit %d, expected 2 (syntax errors)", code)
+    want = [
+        path + ":18:14: syntax error: illegal map value",
+        path + ":42:62: syntax error: end of sequence flow not found",
+        path + ":34:7: PropagationPolicy/web: spec.resourceSelectors[0].namespace: Invalid value: "
+        "\"team-b\": must be the policy's namespace \"team-a\" [V-S1]",
+        "3 objects: 2 valid, 1 invalid (1 denied by upstream too, 0 only by our strict rules), "
+        "0 skipped, 0 warnings",
+    ]
+    check(lines(out) == want, "output:\n%s\nexpected:\n%s", out, "\n".join(want))
+    _, out, _ = env.check("-o", "json", path)
+    report = json.loads(out)
+    check([(o["name"], o["document"]) for o in report["objects"]] ==
+          [("nginx", 0), ("web", 2), ("last", 4)], "objects %s", report["objects"])
+    check([(e["line"], e["column"]) for e in report["syntaxErrors"]] == [(18, 14), (42, 62)],
+          "syntax errors %s", report["syntaxErrors"])
+
+
+def duplicate_key_review(policy_text: str) -> bytes:
+    """An AdmissionReview (CREATE) whose object is `policy_text`, JSON as written (keys and all)."""
+    return ('{"apiVersion":"admission.k8s.io/v1","kind":"AdmissionReview","request":{"uid":"dup",'
+            '"kind":{"group":"policy.karmada.io","version":"v1alpha1","kind":"PropagationPolicy"},'
+            '"namespace":"team-a","name":"web","operation":"CREATE","object":' + policy_text +
+            ',"oldObject":null}}').encode()
+
+
+def test_a_duplicate_key_is_refused_as_the_server_refuses_it(env):
+    """A key written twice (YAML or JSON) is an error at its second place, with the message the
+    server answers such a body with (code 400, before any rule: nothing else is judged)."""
+    code, out, _ = env.check("duplicates")
+    check(code == 1, "exit %d, expected 1", code)
+    want = [
+        'duplicates/labels.yaml:11:5: PropagationPolicy/web: cannot decode AdmissionReview: '
+        'duplicate JSON key "app"',
+        'duplicates/policy.json:10:5: ClusterPropagationPolicy/crds: cannot decode AdmissionReview: '
+        'duplicate JSON key "priority"',
+        "2 objects: 0 valid, 2 invalid (2 denied by upstream too, 0 only by our strict rules), "
+        "0 skipped, 0 warnings",
+    ]
+    check(lines(out) == want, "output:\n%s\nexpected:\n%s", out, "\n".join(want))
+    _, out, _ = env.check("-o", "json", "duplicates/labels.yaml")
+    error = json.loads(out)["objects"][0]["errors"][0]
+    check(error["field"] == "metadata.labels.app" and "rule" not in error, "error %s", error)
+    # The server's answer to the same object, as JSON with the key twice.
+    policy = ('{"apiVersion":"policy.karmada.io/v1alpha1","kind":"PropagationPolicy",'
+              '"metadata":{"name":"web","namespace":"team-a","labels":{"app":"web","tier":"frontend",'
+              '"app":"shop"}},"spec":{"resourceSelectors":[{"apiVersion":"apps/v1",'
+              '"kind":"Deployment","name":"web"}]}}')
+    proc = subprocess.run([env.binary, "review", "--path", "/validate-propagationpolicy", "-"],
+                          input=duplicate_key_review(policy), stdout=subprocess.PIPE, timeout=30)
+    response = json.loads(proc.stdout)["response"]
+    check(not response["allowed"] and response["status"]["code"] == 400 and
+          response["status"]["message"] == error["message"],
+          "the server answers %s, check says %r", response, error["message"])
+
+
+def test_a_policy_without_a_namespace_is_judged_in_none(env):
+    """A kustomize base (no metadata.namespace): no namespace is invented, so selectors that name
+    one are not compared with it (V-S1, O-21) and none is given to those that do not (M-1);
+    --namespace judges it in that namespace."""
+    code, out, _ = env.check("kustomize-base")
+    check(code == 0 and lines(out) == ["2 objects: 2 valid, 0 invalid, 0 skipped, 0 warnings"],
+          "exit %d:\n%s", code, out)
+    _, out, _ = env.check("-o", "json", "--show-defaults", "kustomize-base")
+    for o in json.loads(out)["objects"]:
+        check("namespace" not in o and "namespace" not in o["object"]["metadata"],
+              "%s: a namespace was invented: %s", o["kind"], o)
+        check("namespace" not in o["object"]["spec"]["resourceSelectors"][0] or o["kind"] != "PropagationPolicy",
+              "M-1 filled a namespace: %s", o["object"]["spec"])
+    path = "kustomize-base/policies.yaml"
+    code, out, _ = env.check("--namespace", "team-b", "kustomize-base")
+    want = [
+        path + ':15:7: PropagationPolicy/web: spec.resourceSelectors[1].namespace: Invalid value: '
+        '"team-a": must be the policy\'s namespace "team-b" [V-S1]',
+        path + ':29:7: OverridePolicy/web: spec.resourceSelectors[0].namespace: Invalid value: '
+        '"team-a": namespace of resource selector must be the same as the namespace of the policy '
+        '[O-21]',
+        "2 objects: 0 valid, 2 invalid (2 denied by upstream too, 0 only by our strict rules), "
+        "0 skipped, 0 warnings",
+    ]
+    check(code == 1 and lines(out) == want, "--namespace team-b: exit %d:\n%s", code, out)
+    code, out, _ = env.check("--namespace", "team-a", "-o", "json", "--show-defaults", "kustomize-base")
+    objects = json.loads(out)["objects"]
+    check(code == 0 and all(o["namespace"] == "team-a" for o in objects), "team-a: %s", out)
+    check(objects[0]["object"]["spec"]["resourceSelectors"][0]["namespace"] == "team-a",
+          "M-1 with --namespace: %s", objects[0]["object"]["spec"])
+
+
+def test_old_purge_mode_names_are_refused_as_the_crds_refuse_them(env):
+    """K-S1: Immediately and Graciously, which our webhook accepts with a warning and Karmada's
+    CRDs no longer list, are errors with the API server's message (the CRD's values in its
+    order; cluster failover has no Never), as upstream's recording of the same objects says."""
+    path = "purge-modes/old-names.yaml"
+    code, out, _ = env.check("--quiet", path)
+    check(code == 1, "exit %d, expected 1", code)
+    errors = [l for l in lines(out) if ": warning: " not in l]
+    want = [
+        path + ':18:7: PropagationPolicy/web: spec.failover.application.purgeMode: Unsupported '
+        'value: "Immediately": supported values: "Directly", "Gracefully", "Never" [K-S1]',
+        path + ':30:7: ClusterPropagationPolicy/namespaces: spec.failover.cluster.purgeMode: '
+        'Unsupported value: "Graciously": supported values: "Directly", "Gracefully" [K-S1]',
+    ]
+    check(errors == want, "errors:\n%s\nexpected:\n%s", "\n".join(errors), "\n".join(want))
+    # Upstream's recording (test/e2e/upstream/): the API server's 422 for the same objects.
+    recorded = os.path.join(env.source, "test", "e2e", "upstream", "recorded.jsonl")
+    rows = {r["id"]: r for r in map(json.loads, filter(str.strip, open(recorded)))}
+    for rid in ("a05-purge-graciously-old", "a06-purge-immediately-old"):
+        row = rows[rid]
+        code, out, _ = env.check("-o", "json", "-", stdin=json.dumps(row["input"]).encode())
+        messages = [e["message"] for e in json.loads(out)["objects"][0]["errors"]]
+        upstream = row["upstream"]["error"]
+        check(code == 1 and row["upstream"]["stage"] == "schema" and
+              any(upstream.endswith(" is invalid: " + m) for m in messages),
+              "%s: check %s, the API server %r", rid, messages, upstream)
+
+
 TESTS = [
     test_networking_and_interpreter_configurations,
     test_autoscaling,
@@ -503,6 +639,10 @@ TESTS = [
     test_ten_thousand_policies,
     test_a_file_that_cannot_be_loaded_is_one_error,
     test_federated_resource_quota,
+    test_a_broken_document_is_one_error_and_the_others_are_judged,
+    test_a_duplicate_key_is_refused_as_the_server_refuses_it,
+    test_a_policy_without_a_namespace_is_judged_in_none,
+    test_old_purge_mode_names_are_refused_as_the_crds_refuse_them,
 ]
 
 
