@@ -315,13 +315,24 @@ const SchemeKind* find_kind(const GroupVersion& gv, std::string_view kind) {
   return nullptr;
 }
 
+// `text` as Go's %q writes it, cut at kMaxEchoedBytes as every echoed value is (`"aaa"... (70000
+// bytes)`): the kind and the desiredAPIVersion of a review come from its sender, whole.
+void append_quoted_echo(std::string& out, std::string_view text) {
+  go::append_go_quoted(out, cut_utf8(text, kMaxEchoedBytes));
+  if (text.size() > kMaxEchoedBytes) {
+    out += "... (";
+    out += std::to_string(text.size());
+    out += " bytes)";
+  }
+}
+
 bool not_registered(std::string_view kind, const GroupVersion& gv, std::string& error) {
   error = "no kind ";
-  go::append_go_quoted(error, kind);
+  append_quoted_echo(error, kind);
   error += " is registered for version ";
   std::string version;
   append_group_version(version, gv);
-  go::append_go_quoted(error, version);
+  append_quoted_echo(error, version);
   error += " in scheme ";
   go::append_go_quoted(error, kSchemeName);
   return false;

@@ -2,6 +2,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace kpw {
 namespace {
@@ -29,9 +30,15 @@ bool get_num(std::string_view& s, bool fixed, int& out) {
   return true;
 }
 
-// Go's time.quote: `"` and `\` escaped, every byte of a non-ASCII or control character as \xNN.
-void append_go_time_quote(std::string& out, std::string_view s) {
+// The longest piece of a time echoed in a message, as every echoed value (json/json.hpp's
+// kMaxEchoedBytes; util sits below json): Go echoes a 1 MiB string whole, twice.
+constexpr std::size_t kMaxQuotedBytes = 256;
+
+// Go's time.quote: `"` and `\` escaped, every byte of a non-ASCII or control character as \xNN
+// (so a cut byte sequence stays readable); past kMaxQuotedBytes, cut: `"aaa"... (70000 bytes)`.
+void append_go_time_quote(std::string& out, std::string_view whole) {
   static constexpr char kHex[] = "0123456789abcdef";
+  const std::string_view s = whole.substr(0, kMaxQuotedBytes);
   out += '"';
   for (const char ch : s) {
     const auto c = static_cast<unsigned char>(ch);
@@ -45,6 +52,11 @@ void append_go_time_quote(std::string& out, std::string_view s) {
     out += ch;
   }
   out += '"';
+  if (whole.size() > s.size()) {
+    out += "... (";
+    out += std::to_string(whole.size());
+    out += " bytes)";
+  }
 }
 
 // `parsing time "<value>" as "<layout>": cannot parse "<rest>" as "<element>"`.

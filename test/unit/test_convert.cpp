@@ -494,6 +494,26 @@ TEST_CASE("CV-3: an object echoed in a message is cut at 256 bytes") {
   CHECK(got.size() < 400);
 }
 
+TEST_CASE("CV-3: a desiredAPIVersion, a kind or a time echoed in a message is cut at 256 bytes") {
+  // Each of these came back whole: 1 MiB echoed from a 1 MiB field (a time twice).
+  const std::string huge(1 << 20, 'v');
+  std::string got = converted("work.karmada.io/" + huge,
+                              R"({"apiVersion":"work.karmada.io/v1alpha1","kind":"ResourceBinding"})");
+  CHECK(got.find(R"(is registered for version \"work.karmada.io/vvv)") != std::string::npos);
+  CHECK(got.find(R"(vvv\"... (1048592 bytes) in scheme)") != std::string::npos);
+  CHECK(got.size() < 600);
+  got = converted(kV2, R"({"apiVersion":"work.karmada.io/v1alpha1","kind":")" + huge + R"("})");
+  CHECK(got.find(R"(no kind \"vvv)") != std::string::npos);
+  CHECK(got.find("(1048576 bytes) is registered") != std::string::npos);
+  CHECK(got.size() < 600);
+  got = converted(
+      kV2, R"({"apiVersion":"work.karmada.io/v1alpha1","kind":"ResourceBinding","status":{"conditions":[{"lastTransitionTime":"2024-01-01T00:00:00Z)" +
+               huge + R"("}]}})");
+  CHECK(got.find(R"(parsing time \"2024-01-01T00:00:00Zvvv)") != std::string::npos);
+  CHECK(got.find("(1048596 bytes): extra text:") != std::string::npos);
+  CHECK(got.size() < 1000);
+}
+
 TEST_CASE("CV-4: the envelope") {
   // uid, kind and apiVersion echoed (omitted when empty), no request member, a trailing newline.
   CHECK(
