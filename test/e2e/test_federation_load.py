@@ -4,17 +4,22 @@
 One federation (test/e2e/federation.py, two members), two loads:
 
 **Policies, against a floor.** 300 PropagationPolicies from 4 kubectl processes at once (each one
-call of the mutating and one of the validating entry), through three webhooks in turn, two rounds,
-every process running throughout: a **null** webhook that only echoes the uid
-(test/bench/ceiling_server --echo-uid: our server library, every review allowed, nothing decoded),
-registered with upstream's configurations, which is the API server's own cost, the floor (its
-policies are sent with the permanent-id label and the finalizer a mutator adds, so that the
-controller-manager reconciles them as it does the others', on the same cores, while the calls are
-measured: without them the floor's phase is a lighter load for the whole box, 10-35 % of the
-difference);
-**upstream's** karmada-webhook (its command line and configurations); **ours** (`serve`, the
-project's url overlay). The null webhook is no floor for the second load: without the mutators'
-labels the controllers cannot propagate (a Work's manifest is not found again).
+call of the mutating and one of the validating entry; $KPW_FEDERATION_POLICY_COUNT) per webhook
+and round, $KPW_FEDERATION_ROUNDS rounds (2), the webhooks' order rotated each round, every
+process running throughout:
+- a **null** webhook (test/bench/ceiling_server --echo-uid --permanent-ids: our server library,
+  every review allowed, nothing judged; a created policy, binding or Work gets the one patch
+  every mutator of those paths sends, its permanent-id label), registered with upstream's
+  configurations: the API server's own cost, the floor. It is sent the policies as our mutator
+  leaves them (the selector's namespace, priority, preemption, the label, the finalizer), so that
+  the controller-manager reconciles them as it does the others', on the same cores, while the
+  calls are measured;
+- **upstream's** karmada-webhook (its command line and configurations), sent the policies as a
+  user writes them;
+- **ours** (`serve`, the project's url overlay), sent them as a user writes them, and **ours, sent
+  as mutated**: the null webhook's very requests, to which ours answers the same one-operation
+  patch, so that what is left between the two is what judging costs the API server.
+Each round's figures are printed against that round's floor, with the median over the rounds.
 
 **Propagation, with faults.** Each phase creates N Deployments (500 by default,
 $KPW_FEDERATION_LOAD_COUNT) in a namespace of its own, from 4 kubectl processes at once, as fast
@@ -22,13 +27,16 @@ as kubectl can, with one PropagationPolicy (a label selector, both members, Dupl
 detector, the scheduler and the binding controllers make a ResourceBinding and two Works per
 Deployment through the webhook (/mutate-resourcebinding, /validate-resourcebinding, /mutate-work),
 and the phase ends when all N are in both members and every Work exists:
-- **upstream**, then **ours**;
+- **upstream** (the first phase warms the controllers and the API server's caches: upstream's, at
+  the same place in every run), then the **null** webhook (the floor of a propagation: the
+  permanent-id labels, nothing else), then **ours**;
 - **ours, restarted**: one replica of ours stopped (SIGTERM) and started again on its address
   while the Deployments are created: the calls of that window fail, the controllers retry, every
   Deployment still reaches both members and every Work exists (the failed calls counted);
 - **ours, 2 replicas**: two replicas behind a relay in this process that does what a Service does
   (each connection to a replica whose readiness probe passes, a replica taken out when it fails),
   restarted one at a time with our SIGTERM sequence (`--shutdown-delay 3s`): 0 failed calls.
+KPW_FEDERATION_LOAD_COUNT=0 runs the policies' load alone.
 
 From karmada-apiserver's /metrics, per phase (the difference before and after):
 `apiserver_admission_webhook_admission_duration_seconds` (calls, mean from _sum/_count, the share
@@ -64,6 +72,9 @@ from harness import check  # noqa: E402
 COUNT = int(os.environ.get("KPW_FEDERATION_LOAD_COUNT", "500"))
 # PropagationPolicies per webhook and round
 POLICY_COUNT = int(os.environ.get("KPW_FEDERATION_POLICY_COUNT", "300"))
+# rounds of the policies' load, the webhooks' order rotated each round (the first round null,
+# upstream, ours; the second upstream, ours, null; ...): no webhook always runs on the emptiest store
+ROUNDS = int(os.environ.get("KPW_FEDERATION_ROUNDS", "2"))
 CLIENTS = 4                     # kubectl processes creating at once
 REACH_TIMEOUT = float(os.environ.get("KPW_FEDERATION_LOAD_TIMEOUT", "600"))  # all N in both
 DURATION = "apiserver_admission_webhook_admission_duration_seconds"
@@ -74,8 +85,10 @@ SHUTDOWN_DELAY = "3s"
 # --- the null webhook -------------------------------------------------------------------------------
 
 class NullWebhook:
-    """test/bench/ceiling_server --echo-uid: the same server library as ours (TLS, HTTP/1.1
-    keep-alive, the same threads), every review allowed with its uid, nothing decoded or judged."""
+    """test/bench/ceiling_server --echo-uid --permanent-ids: the same server library as ours (TLS,
+    HTTP/1.1 keep-alive, the same threads), every review allowed with its uid, nothing decoded or
+    judged; a created binding or Work gets its permanent-id labels, the one patch the controllers
+    cannot propagate without."""
 
     def __init__(self, build_dir, cert_dir, workdir, source):
         self.source = source
@@ -91,7 +104,8 @@ class NullWebhook:
         for attempt in range(3):
             self.port = harness.free_port()
             try:
-                self.comp.start([self.binary, "--echo-uid", "--bind-address", "127.0.0.1",
+                self.comp.start([self.binary, "--echo-uid", "--permanent-ids",
+                                 "--bind-address", "127.0.0.1",
                                  "--secure-port", str(self.port), "--cert-dir", self.cert_dir,
                                  "--threads", "2"],
                                 lambda: harness.port_is_listening(self.port))
@@ -273,14 +287,19 @@ def policy(ns, i):
 
 
 def policy_as_mutated(ns, i):
-    """The same policy with what a mutator adds that makes the controllers act on it (the
-    permanent-id label, the controller's finalizer): for the null webhook, so that the
-    controllers reconcile its policies as they reconcile ours and upstream's, on the same cores,
-    while the calls are measured."""
+    """The same policy as our mutator leaves it (the selector's namespace, priority, preemption,
+    the permanent-id label, the controller's finalizer): what the null webhook is sent, so that
+    the controllers reconcile its policies as they reconcile the others', on the same cores, while
+    the calls are measured; and what ours is sent in its phase against the floor, where its
+    mutating answer is the floor's, the label's one operation (a CREATE mints a new ID), and
+    the API server applies the same patch to the same object for both."""
     obj = policy(ns, i)
     obj["metadata"]["labels"] = {"propagationpolicy.karmada.io/permanent-id":
                                  "0e2e0e2e-0000-4000-8000-%012d" % i}
     obj["metadata"]["finalizers"] = ["karmada.io/propagation-policy-controller"]
+    obj["spec"]["resourceSelectors"][0]["namespace"] = ns
+    obj["spec"]["priority"] = 0
+    obj["spec"]["preemption"] = "Never"
     return obj
 
 
@@ -341,18 +360,23 @@ def run_policies(fed, name, count, make=policy):
     return delta(webhook_figures(api.metrics()), before)
 
 
-def run_phase(fed, name, count, during=None, pids=lambda: ()):
-    """One phase: namespace, policy, N Deployments; `during(t0)` runs while they propagate.
-    Returns the row of the table."""
+def run_phase(fed, name, count, during=None, pids=lambda: (), as_mutated=False):
+    """One phase: namespace, policy (`as_mutated`: with what a mutator adds, for the null
+    webhook), N Deployments; `during(t0)` runs while they propagate. Returns the row of the
+    table."""
     api = fed.karmada
     ns = "load-" + name.replace(" ", "-").replace(",", "")
     api.kubectl("create", "namespace", ns)
-    api.kubectl("create", "-f", "-", input={
-        "apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
-        "metadata": {"name": "all", "namespace": ns},
-        "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment",
-                                        "labelSelector": {"matchLabels": {"load": "yes"}}}],
-                 "placement": {"clusterAffinity": {"clusterNames": fed.member_names}}}})
+    pp = {"apiVersion": "policy.karmada.io/v1alpha1", "kind": "PropagationPolicy",
+          "metadata": {"name": "all", "namespace": ns},
+          "spec": {"resourceSelectors": [{"apiVersion": "apps/v1", "kind": "Deployment",
+                                          "labelSelector": {"matchLabels": {"load": "yes"}}}],
+                   "placement": {"clusterAffinity": {"clusterNames": fed.member_names}}}}
+    if as_mutated:
+        pp["metadata"]["labels"] = {"propagationpolicy.karmada.io/permanent-id":
+                                    "0e2e0e2e-0000-4000-8000-1e2e1e2e1e2e"}
+        pp["metadata"]["finalizers"] = ["karmada.io/propagation-policy-controller"]
+    api.kubectl("create", "-f", "-", input=pp)
     time.sleep(1)
     before = webhook_figures(api.metrics())
     t0 = time.monotonic()
@@ -394,11 +418,32 @@ def errors_about(fed, ns):
     return out
 
 
+def print_rounds(deltas):
+    """Each round's mean per call against that round's null webhook, and the median of those
+    ratios: the phases of one round run minutes apart, the rounds further."""
+    print("\nper round, mean per call (vs the null webhook of the round):")
+    ratios = {who: [] for who in deltas if who != "null"}
+    for i, floor in enumerate(deltas["null"]):
+        floor_ms = mean_ms((floor["calls"], floor["sum"]))
+        cells = ["null %.2f ms" % floor_ms]
+        for who in ratios:
+            ms = mean_ms((deltas[who][i]["calls"], deltas[who][i]["sum"]))
+            ratios[who].append(ms / floor_ms - 1 if floor_ms else 0.0)
+            cells.append("%s %.2f ms (%+.0f %%)" % (who, ms, 100 * ratios[who][-1]))
+        print("  round %d: %s" % (i + 1, ", ".join(cells)))
+    for who, r in ratios.items():
+        r = sorted(r)
+        median = (r[len(r) // 2] + r[(len(r) - 1) // 2]) / 2
+        print("  %s: median %+.1f %% of the null webhook over %d rounds (%s)" % (
+            who, 100 * median, len(r), ", ".join("%+.0f %%" % (100 * x) for x in r)))
+    sys.stdout.flush()
+
+
 def print_tables(policies, propagation):
     floor = policies[0]["mean_ms"] if policies[0]["phase"] == "null" else None
-    print("\n%d PropagationPolicies from %d kubectl clients per webhook, two rounds, the webhooks "
+    print("\n%d PropagationPolicies from %d kubectl clients per webhook, %d rounds, the webhooks "
           "in turn, as karmada-apiserver measures its webhook calls (the null webhook: its own "
-          "cost)" % (POLICY_COUNT, CLIENTS))
+          "cost)" % (POLICY_COUNT, CLIENTS, ROUNDS))
     print("| webhook | calls | mean per call | mutating / validating | vs the null webhook | "
           "under 5 ms | p99 | failed calls |")
     print("|---|---|---|---|---|---|---|---|")
@@ -409,13 +454,15 @@ def print_tables(policies, propagation):
             if floor else "-", r["under5"], r["p99"], r["failed"]))
     print("\n%d Deployments propagated to 2 members per phase (the controllers' calls: bindings "
           "and Works)" % COUNT)
-    print("| phase | webhook calls | mean per call | mutating / validating | under 5 ms | p99 | "
-          "failed calls | all in both members | webhook peak RSS |")
-    print("|---|---|---|---|---|---|---|---|---|")
+    floor = next((r["mean_ms"] for r in propagation if r["phase"] == "null"), None)
+    print("| phase | webhook calls | mean per call | mutating / validating | vs the null webhook | "
+          "under 5 ms | p99 | failed calls | all in both members | webhook peak RSS |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in propagation:
-        print("| %s | %d | %.2f ms | %.2f / %.2f ms | %.0f %% | %s | %d | %.1f s | %s |" % (
-            r["phase"], r["calls"], r["mean_ms"], r["admit_ms"], r["validating_ms"], r["under5"],
-            r["p99"], r["failed"],
+        print("| %s | %d | %.2f ms | %.2f / %.2f ms | %s | %.0f %% | %s | %d | %.1f s | %s |" % (
+            r["phase"], r["calls"], r["mean_ms"], r["admit_ms"], r["validating_ms"],
+            "floor" if r["phase"] == "null" else "%+.0f %%" % (100 * (r["mean_ms"] / floor - 1))
+            if floor else "-", r["under5"], r["p99"], r["failed"],
             r["reached_s"], "%.0f MiB" % r["rss"] if r["rss"] else "-"))
     sys.stdout.flush()
 
@@ -426,33 +473,58 @@ def test_load_with_faults(fed, env):
     api, certs = fed.karmada, env.certs
     rows = []
 
-    # The policies' load: the null webhook, upstream's and ours in turn, two rounds, every
-    # process running throughout (each registered as its installation registers it).
+    # The policies' load: the null webhook, upstream's and ours in turn, ROUNDS rounds, every
+    # process running throughout (each registered as its installation registers it). Ours twice:
+    # sent the policies as a user writes them (as upstream is), and sent them as the null webhook
+    # is, as our mutator leaves them (the same requests, the same one-operation patch back).
     null = NullWebhook(os.path.dirname(env.args.binary), certs, fed.dir, env.args.source)
     up = federation.UpstreamWebhook(fed, env.args.karmada_bins["karmada-webhook"], certs).start()
     ours = federation.OurWebhook(fed, env.args.binary, certs).start()
-    hooks = [("upstream", up, lambda: [up.comp.proc.pid]),
-             ("ours", ours, lambda: [ours.server.proc.pid])]
+    ours_pids = lambda: [ours.server.proc.pid]  # noqa: E731
+    hooks = [("upstream", up, lambda: [up.comp.proc.pid], policy),
+             ("ours", ours, ours_pids, policy)]
     if null.available():
-        hooks.insert(0, ("null", null.start(), lambda: [null.comp.proc.pid]))
+        hooks.insert(0, ("null", null.start(), lambda: [null.comp.proc.pid], policy_as_mutated))
+        hooks.append(("ours, sent as mutated", ours, ours_pids, policy_as_mutated))
     else:
         print("  no null webhook: %s is not built (KPW_BENCH=OFF); no floor" % null.binary,
               flush=True)
-    deltas = {who: [] for who, _, _ in hooks}
-    for rnd in (1, 2):
-        for who, hook, _ in hooks:
+    deltas = {who: [] for who, _, _, _ in hooks}
+    for rnd in range(ROUNDS):
+        for who, hook, _, make in hooks[rnd % len(hooks):] + hooks[:rnd % len(hooks)]:
             fed.register(hook)
-            deltas[who].append(run_policies(fed, "%s-%d" % (who, rnd), POLICY_COUNT,
-                                            policy_as_mutated if who == "null" else policy))
-    policies = [row_of(who, combined([(d, 1) for d in deltas[who]]), pids) for who, _, pids in hooks]
+            deltas[who].append(run_policies(
+                fed, "%s-%d" % (re.sub(r"[^a-z]+", "-", who), rnd + 1), POLICY_COUNT, make))
+    policies = [row_of(who, combined([(d, 1) for d in deltas[who]]), pids)
+                for who, _, pids, _ in hooks]
     if null.available():
-        null.stop()
+        print_rounds(deltas)
+    if COUNT <= 0:                  # the policies' load alone (KPW_FEDERATION_LOAD_COUNT=0)
+        fed.register(ours)
+        if null.available():
+            null.stop()
+        print_tables(policies, rows)
+        for r in policies:
+            check(r["failed"] == 0 and r["rejected"] == 0, "%s: %d failed calls, %d rejections",
+                  r["phase"], r["failed"], r["rejected"])
+        return
 
+    # The first propagation phase warms what the later ones find warm (the controllers' queues
+    # and the API server's caches of bindings and Works): upstream's, which is compared with ours
+    # at the same place in every run; the floor comes second.
     fed.register(up)
     rows.append(run_phase(fed, "upstream", COUNT, pids=lambda: [up.comp.proc.pid]))
 
+    if null.available():          # the floor of a propagation: only the permanent-id labels
+        fed.register(null)
+        up.stop()
+        rows.append(run_phase(fed, "null", COUNT, pids=lambda: [null.comp.proc.pid],
+                              as_mutated=True))
+
     fed.register(ours)
     up.stop()
+    if null.available():
+        null.stop()
     rows.append(run_phase(fed, "ours", COUNT, pids=lambda: [ours.server.proc.pid]))
 
     def restart(t0):
