@@ -116,6 +116,7 @@ int serve(const CLI::App& serve_cmd, const ServeFlags& f, const kpw::Settings& s
   options.large_review_bytes = static_cast<std::size_t>(f.large_review_bytes);
   options.review_threads = static_cast<unsigned>(f.review_threads);
   options.max_large_reviews = static_cast<std::size_t>(f.max_large_reviews);
+  options.max_body_bytes_in_flight = static_cast<std::size_t>(f.max_body_bytes_in_flight);
   std::vector<kpw::metrics::WebhookSeriesSpec> series;
   for (const kpw::Route& r : kpw::routes()) series.push_back({r.path, r.rules});
   kpw::metrics::set_webhooks(series, options.threads);

@@ -180,6 +180,17 @@ void HttpAnswer::busy_waiting(std::size_t limit) {
                  {}, body);
 }
 
+void HttpAnswer::busy_memory(std::size_t limit) {
+  start(429, "application/json");
+  retry_after = true;
+  append_errored(Envelope{}, 429,
+                 "too many request bodies in flight: this one would pass the " +
+                     std::to_string(limit) +
+                     " bytes the server holds at once (--max-body-bytes-in-flight); retry in a "
+                     "second",
+                 {}, body);
+}
+
 void HttpAnswer::plain(unsigned code, std::string_view text) {
   start(code, "text/plain; charset=utf-8");
   body += text;

@@ -63,6 +63,9 @@ struct HttpAnswer {
   // A review that may wait on the API server finds `limit` of them in flight already: the same
   // HTTP 429 with Retry-After.
   void busy_waiting(std::size_t limit);
+  // HTTP 429 + Retry-After: the bodies held at once would pass `limit` bytes
+  // (--max-body-bytes-in-flight).
+  void busy_memory(std::size_t limit);
   // Not a review at all (404, 400): `text` as text/plain.
   void plain(unsigned status, std::string_view text);
   // Not POST: 405 with `Allow: POST`.

@@ -352,9 +352,16 @@ void add_serve_flags(CLI::App& app, ServeFlags& f) {
       ->check(CLI::Range(1, 1024))
       ->capture_default_str();
   last_wins(app.add_option("--max-large-reviews", f.max_large_reviews,
-                           "large bodies read, queued or judged at once; more get HTTP 429 "
-                           "(retried)"))
+                           "large bodies queued or judged at once (taken when a body has "
+                           "arrived); more get HTTP 429 (retried)"))
       ->check(CLI::Range(1LL, 65536LL))
+      ->capture_default_str();
+  last_wins(app.add_option("--max-body-bytes-in-flight", f.max_body_bytes_in_flight,
+                           "request bodies held at once, counted as their bytes arrive (a "
+                           "client that announces a body holds only what it sent); a body "
+                           "that would pass it gets HTTP 429 (retried); at least "
+                           "--max-request-bytes"))
+      ->check(AtLeast(1024))
       ->capture_default_str();
   last_wins(app.add_option("--cluster-state", f.cluster_state,
                            "the watches of the API server RIC-1 reads (and, with "
@@ -476,6 +483,11 @@ std::optional<std::string> check_serve_flags(const ServeFlags& f) {
   boost::system::error_code ec;
   boost::asio::ip::make_address(f.bind_address, ec);
   if (ec) return "--bind-address: \"" + f.bind_address + "\" is not an IP address";
+  if (f.max_body_bytes_in_flight < f.max_request_bytes) {
+    return "--max-body-bytes-in-flight (" + std::to_string(f.max_body_bytes_in_flight) +
+           ") must be at least --max-request-bytes (" + std::to_string(f.max_request_bytes) +
+           "): a body of the largest size must fit";
+  }
   const FeatureGateSet gates = feature_gates_of(f);
   if (f.logging_format == "json" && !gates.enabled("LoggingBetaOptions")) {
     return "--logging-format=json needs the LoggingBetaOptions feature gate, as upstream's "

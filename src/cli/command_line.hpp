@@ -39,6 +39,7 @@ struct ServeFlags {
   long long large_review_bytes = 65536;
   int review_threads = 1;
   long long max_large_reviews = 8;
+  long long max_body_bytes_in_flight = 64LL * 1024 * 1024;
   std::string default_purge_mode = "Gracefully";
   long long default_toleration_seconds = 300;
   std::string strict_rules = "deny";

@@ -114,14 +114,24 @@ void HttpSession<Derived>::on_head() {
   large_bytes_ = !port_.routes              ? SIZE_MAX
                  : target_.route != nullptr ? large / target_.route->large_divisor
                                             : large;
-  // A large body takes a slot of the review threads before it is read, so the memory of the
-  // bodies in flight is bounded too; without one it is refused, its body dropped unkept.
+  // A body announced as large goes into memory a previous large body left faulted in (a page
+  // the system hands out anew costs a fault: ReviewPool::take_buffer). It is charged to the bytes
+  // in flight as it arrives, not as announced, and takes a slot of the review threads only once
+  // it has arrived (on_body): a client that announces a large body and dribbles it holds what it
+  // has sent and no slot.
   if (const auto length = head_.content_length;
-      length && *length > large_bytes_ && !take_large_slot()) {
-    return refuse_large(*length);
+      length && *length > large_bytes_ && body_.empty()) {
+    std::string buffer = state_.reviews->take_buffer();
+    if (buffer.capacity() > body_.capacity()) body_.swap(buffer);
   }
   derived().expires_at(request_start_ + port_.limits.read_timeout);
-  // curl and others wait for "100 Continue" before sending a large body.
+  // curl and others wait for "100 Continue" before sending a large body: one that would pass the
+  // bytes in flight now is refused instead, and its connection closed (no body is coming).
+  if (head_.expect_continue && head_.content_length &&
+      metrics::body_bytes_in_flight().load(std::memory_order_relaxed) + *head_.content_length >
+          state_.options.max_body_bytes_in_flight) {
+    return refuse_budget(false);
+  }
   if (head_.expect_continue) {
     continue_.result(http::status::continue_);
     continue_.version(11);
@@ -139,16 +149,13 @@ void HttpSession<Derived>::on_head() {
 template <class Derived>
 void HttpSession<Derived>::read_body() {
   if (parser_) {
-    if (head_.content_length) body_.reserve(static_cast<std::size_t>(*head_.content_length));
     parser_->get().body().swap(body_);
-    http::async_read(
-        derived().stream(), buffer_, *parser_,
-        [self = derived().shared_from_this()](error_code ec, std::size_t) { self->on_body(ec); });
-    return;
+    return read_body_parsed();
   }
   const auto length = static_cast<std::size_t>(head_.content_length.value_or(0));
   const std::size_t taken = std::min(buffer_.size(), length - body_.size());
-  body_.reserve(length);
+  if (!charge_body(body_.size() + taken)) return refuse_budget(true);
+  if (body_.size() + taken == length) body_.reserve(length);  // all here: one allocation
   body_.append(static_cast<const char*>(buffer_.data().data()), taken);
   buffer_.consume(taken);
   if (body_.size() == length) return on_body({});
@@ -170,11 +177,69 @@ void HttpSession<Derived>::read_body_rest() {
       });
 }
 
+// Any other head's body, by Beast's parser, piece by piece: each piece charged as it arrives.
+template <class Derived>
+void HttpSession<Derived>::read_body_parsed() {
+  if (parser_->is_done()) return on_body({});
+  http::async_read_some(derived().stream(), buffer_, *parser_,
+                        [self = derived().shared_from_this()](error_code ec, std::size_t) {
+                          if (ec) return self->on_body(ec);
+                          if (!self->charge_body(self->parser_->get().body().size())) {
+                            return self->refuse_budget(false);
+                          }
+                          self->read_body_parsed();
+                        });
+}
+
+// The body's bytes so far (`total`) charged to the bytes in flight of every connection; false
+// (nothing charged) when that would pass --max-body-bytes-in-flight. One atomic add a request
+// whose body arrives at once.
+template <class Derived>
+bool HttpSession<Derived>::charge_body(std::size_t total) {
+  if (total <= charged_) return true;
+  const std::size_t more = total - charged_;
+  std::atomic<std::size_t>& in_flight = metrics::body_bytes_in_flight();
+  if (in_flight.fetch_add(more, std::memory_order_relaxed) + more >
+      state_.options.max_body_bytes_in_flight) {
+    in_flight.fetch_sub(more, std::memory_order_relaxed);
+    return false;
+  }
+  charged_ = total;
+  return true;
+}
+
+template <class Derived>
+void HttpSession<Derived>::refund_body() {
+  if (charged_ == 0) return;
+  metrics::body_bytes_in_flight().fetch_sub(charged_, std::memory_order_relaxed);
+  charged_ = 0;
+}
+
+// The bodies in flight are at their bound: HTTP 429 with Retry-After, what was read let go at
+// once. The client may be writing the rest still (the API server writes the whole request before
+// it reads the answer): closing the connection now would reset it mid-write, which the API server
+// reports as a failed call instead of retrying the 429, so the rest is read as it comes and
+// dropped (no memory held, bounded by the read timeout) and the connection serves the next
+// request. Without `body_coming` (a client waiting for "100 Continue", or a body Beast's parser
+// was reading, a chunked one, which cannot be skipped so) the connection closes after the answer.
+template <class Derived>
+void HttpSession<Derived>::refuse_budget(bool body_coming) {
+  metrics::body_budget_refused();
+  answer_.busy_memory(state_.options.max_body_bytes_in_flight);
+  unread_ = body_coming ? *head_.content_length - body_.size() : 0;
+  std::string().swap(body_);
+  if (parser_) std::string().swap(parser_->get().body());
+  refund_body();
+  answer_.close = !body_coming;
+  send(body_coming && keeps_alive());
+}
+
 template <class Derived>
 void HttpSession<Derived>::on_body(error_code ec) {
   if (parser_) body_.swap(parser_->get().body());
   if (ec) return fail_read(ec);
   if (waits_on_api_server()) return judge_waiting();
+  if (body_.size() > large_bytes_ && !take_large_slot()) return refuse_large();
   if (!large_slot_) {
     // On this loop (a small body costs microseconds, less than a hop to another thread), in
     // batches: the review waits behind the requests of the loop's other ready connections, and
@@ -218,7 +283,7 @@ void HttpSession<Derived>::judge_waiting() {
   if (!state_.waiting->try_acquire()) {
     give_back_large_slot();
     answer_.busy_waiting(state_.waiting->max_in_flight());
-    return send(head_.keep_alive && !state_.stopping);
+    return send(keeps_alive());
   }
   derived().no_deadline();
   state_.waiting->post(body_.size(), [self = derived().shared_from_this()] {
@@ -238,27 +303,17 @@ bool HttpSession<Derived>::take_large_slot() {
   }
   large_slot_ = true;
   metrics::large_review_started();
-  // The body goes into memory a previous large body left faulted in (see take_buffer).
-  if (body_.empty()) {
-    std::string buffer = state_.reviews->take_buffer();
-    if (buffer.capacity() > body_.capacity()) body_.swap(buffer);
-  }
   return true;
 }
 
-// No slot: HTTP 429 with Retry-After at once, the body unread. The client may be writing it still
-// (the API server writes the whole request before it reads the answer): closing the connection
-// now would reset it mid-write, which the API server reports as a failed call instead of retrying
-// the 429, so the body is read as it comes and dropped (no memory held, bounded by the read
-// timeout and the port's body limit), and the connection serves the next request. A client
-// waiting for "100 Continue" sends no body: that connection is closed after the answer.
+// A large body has arrived and every slot is taken: HTTP 429 with Retry-After, the body let go,
+// and the connection serves the next request (the API server retries the 429).
 template <class Derived>
-void HttpSession<Derived>::refuse_large(std::uint64_t length) {
+void HttpSession<Derived>::refuse_large() {
   answer_.busy(state_.reviews->max_in_flight(), large_bytes_);
-  const bool body_coming = !head_.expect_continue && length <= port_.limits.max_body_bytes;
-  answer_.close = !body_coming;
-  unread_ = body_coming ? length : 0;
-  send(body_coming && head_.keep_alive && !state_.stopping);
+  std::string().swap(body_);
+  refund_body();
+  send(keeps_alive());
 }
 
 template <class Derived>
@@ -303,7 +358,7 @@ template <class Derived>
 void HttpSession<Derived>::answer() {
   // A HEAD answer has no body: sending one would corrupt the next response on the connection.
   if (head_.method == http::verb::head) answer_.body.clear();
-  send(head_.keep_alive && !answer_.close && !state_.stopping);
+  send(keeps_alive() && !answer_.close);
 }
 
 // Too large: HTTP 413 with the review-shaped answer, unread body, then close. Malformed HTTP (an
@@ -365,6 +420,7 @@ void HttpSession<Derived>::trim_buffers() {
 // The request is answered (or abandoned): count it, once.
 template <class Derived>
 void HttpSession<Derived>::release(metrics::RequestEnd end) {
+  refund_body();
   if (!counted_) return;
   counted_ = false;
   const double seconds = std::chrono::duration<double>(Clock::now() - request_start_).count();

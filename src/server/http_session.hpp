@@ -1,7 +1,7 @@
 // One connection of any port, plain or TLS, on the model of Boost.Beast's advanced_server_flex:
 // request → answer until either side closes, every wait bounded by a timer. HttpSession<Derived>
-// is the whole cycle (header and body reads with their limits, the large-review slots and their
-// 429 and 413 paths, judging on the loop, in batches, or on a review thread, the one-buffer
+// is the whole cycle (header and body reads with their limits, the bytes of bodies in flight, the
+// large-review slots and their 429 and 413 paths, judging on the loop, in batches, or on a review thread, the one-buffer
 // answer, keep-alive, draining); TlsSession and PlainSession give it their stream and what
 // differs (the handshake, the closing). What a request is answered with is the port's (port.hpp).
 #pragma once
@@ -25,16 +25,16 @@
 namespace kpw {
 
 // A request body read into a std::string, each piece appended: Beast's string_body resizes the
-// string first (zero-filling every byte it is about to overwrite). A Content-Length is reserved
-// at once: the parser has held it to the body limit before the body begins.
+// string first (zero-filling every byte it is about to overwrite). Nothing is reserved from the
+// Content-Length: the body grows as its bytes arrive, which is what the session charges to
+// ServerOptions::max_body_bytes_in_flight.
 struct RequestBody {
   using value_type = std::string;
   class reader {
    public:
     template <bool isRequest, class Fields>
     reader(boost::beast::http::header<isRequest, Fields>&, value_type& body) : body_(body) {}
-    void init(const boost::optional<std::uint64_t>& length, boost::beast::error_code& ec) {
-      if (length) body_.reserve(static_cast<std::size_t>(*length));
+    void init(const boost::optional<std::uint64_t>& /*length*/, boost::beast::error_code& ec) {
       ec = {};
     }
     template <class ConstBuffers>
@@ -105,12 +105,16 @@ class HttpSession : public Connection {
   void on_head();
   void read_body();
   void read_body_rest();
+  void read_body_parsed();
   void on_body(error_code ec);
+  bool charge_body(std::size_t total);
+  void refund_body();
+  void refuse_budget(bool body_coming);
   bool take_large_slot();
   bool waits_on_api_server() const;
   void judge_waiting();
   void give_back_large_slot();
-  void refuse_large(std::uint64_t length);
+  void refuse_large();
   void discard_body(bool keep_alive);
   void judge();
   void answer();
@@ -119,6 +123,15 @@ class HttpSession : public Connection {
   void after_answer(bool keep_alive);
   void trim_buffers();
   void release(metrics::RequestEnd end);
+  // Whether the answer keeps the connection open: as the client asks, while the server is ready.
+  // From SIGTERM on (readiness off, the shutdown delay) every answer closes its connection, so
+  // that the client's next request opens a new one, which the Service sends to a ready replica,
+  // instead of reusing this one until the delay ends and its close races a request being written
+  // (`write: broken pipe`, which the API server does not retry).
+  bool keeps_alive() const {
+    return head_.keep_alive && state_.ready.load(std::memory_order_relaxed) &&
+           !state_.stopping.load(std::memory_order_relaxed);
+  }
   int route_index_or_none() const {
     return target_.route == nullptr ? -1 : static_cast<int>(route_index(*target_.route));
   }
@@ -139,6 +152,7 @@ class HttpSession : public Connection {
   bool counted_ = false;
   bool idle_ = false;
   bool large_slot_ = false;      // this request holds a slot of the review threads
+  std::size_t charged_ = 0;      // bytes of its body charged to metrics::body_bytes_in_flight()
   std::uint64_t unread_ = 0;     // bytes of a refused body still to read and drop
   std::size_t large_bytes_ = 0;  // bodies above this are large for this request's route
 };

@@ -64,6 +64,8 @@ struct Registry {
   std::atomic<long> open_connections{0};
   Counter connections_total{0};
   Counter memory_events{0};
+  std::atomic<std::size_t> body_bytes{0};
+  Counter body_refused{0};
   Counter connections_refused{0};
   Counter connection_failures{0};
   std::atomic<std::int64_t> large_in_flight{0};
@@ -188,6 +190,8 @@ void large_review_finished() {
   registry().memory_events.fetch_add(1, kRelaxed);
 }
 void large_review_refused() { registry().large_refused.fetch_add(1, kRelaxed); }
+std::atomic<std::size_t>& body_bytes_in_flight() { return registry().body_bytes; }
+void body_budget_refused() { registry().body_refused.fetch_add(1, kRelaxed); }
 long large_reviews_in_flight() {
   return static_cast<long>(registry().large_in_flight.load(kRelaxed));
 }
@@ -309,8 +313,7 @@ void render(std::string& out) {
                  "Connections closed because something threw outside a review's handler.",
                  static_cast<double>(r.connection_failures.load(kRelaxed))},
           Single{"karmada_policy_webhook_large_reviews_in_flight", "gauge",
-                 "Reviews over --large-review-bytes being read, queued or judged on the review "
-                 "threads.",
+                 "Reviews over --large-review-bytes queued or judged on the review threads.",
                  static_cast<double>(r.large_in_flight.load(kRelaxed))},
           Single{"karmada_policy_webhook_large_reviews_total", "counter",
                  "Reviews over --large-review-bytes admitted to the review threads.",
@@ -319,6 +322,13 @@ void render(std::string& out) {
                  "Reviews over --large-review-bytes refused with HTTP 429 (--max-large-reviews "
                  "in flight).",
                  static_cast<double>(r.large_refused.load(kRelaxed))},
+          Single{"karmada_policy_webhook_body_bytes_in_flight", "gauge",
+                 "Bytes of request bodies held at once, counted as they arrive.",
+                 static_cast<double>(r.body_bytes.load(kRelaxed))},
+          Single{"karmada_policy_webhook_body_bytes_refused_total", "counter",
+                 "Requests refused with HTTP 429 because their body would pass "
+                 "--max-body-bytes-in-flight.",
+                 static_cast<double>(r.body_refused.load(kRelaxed))},
           Single{"karmada_policy_webhook_open_connections", "gauge", "Open client connections.",
                  static_cast<double>(r.open_connections.load(kRelaxed))},
           Single{"karmada_policy_webhook_connections_total", "counter", "Accepted connections.",

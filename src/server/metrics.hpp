@@ -3,6 +3,8 @@
 // dashboards made for upstream's webhook keep working.
 #pragma once
 
+#include <atomic>
+
 #include <cstdint>
 #include <functional>
 #include <span>
@@ -55,6 +57,10 @@ void large_review_started();
 void large_review_finished();
 void large_review_refused();
 long large_reviews_in_flight();
+// The bytes of request bodies every connection holds (ServerOptions::max_body_bytes_in_flight):
+// the sessions add what arrives and take it back when the request ends.
+std::atomic<std::size_t>& body_bytes_in_flight();
+void body_budget_refused();
 
 void connection_opened();
 void connection_closed();

@@ -1,8 +1,9 @@
 // Threads that judge large reviews off the I/O threads, at a lower CPU priority: with every rule
 // linear, a body's size bounds its cost, so a tenant's 3 MiB policy is judged here while the I/O
 // threads go on answering everyone's 2 KB ones. Bounded: at most `max_in_flight` large reviews
-// are being read, queued or judged at once (each holds its body in memory); a caller that gets no
-// slot refuses the request (HTTP 429 with Retry-After, which the API server retries). Queued
+// are queued or judged at once (a slot is taken once a body has arrived; the bytes of bodies in
+// flight have a bound of their own, ServerOptions::max_body_bytes_in_flight); a caller that gets
+// no slot refuses the request (HTTP 429 with Retry-After, which the API server retries). Queued
 // reviews are judged smallest body first: a tenant's 10 KiB mutation waits for the large review
 // being judged, never behind a queue of another tenant's 3 MiB ones.
 #pragma once
@@ -39,15 +40,16 @@ class ReviewPool {
   ReviewPool(const ReviewPool&) = delete;
   ReviewPool& operator=(const ReviewPool&) = delete;
 
-  // A slot for one large review, held from its header to its answer; false when all are taken.
+  // A slot for one large review, held from the arrival of its body to its answer; false when all
+  // are taken.
   bool try_acquire();
   void release();
 
   // A buffer for a large body, with the capacity a previous one left (a page the system hands out
   // anew costs a fault: receiving a 3 MiB body into fresh memory cost its I/O thread ~14 ms on
   // the virtual machines of docs/performance.md, beside the ordinary reviews it also serves). At
-  // most one per slot is kept, and none after a quiet second. Called by slot holders only: the
-  // lock is never on the path of an ordinary review.
+  // most one per slot is kept, and none after a quiet second. Called for bodies announced as
+  // large only: the lock is never on the path of an ordinary review.
   std::string take_buffer();
   void give_buffer(std::string&& buffer);
   std::size_t in_flight() const { return in_flight_.load(std::memory_order_relaxed); }

@@ -29,10 +29,16 @@ struct ServerOptions {
   // Bodies over large_review_bytes (an eighth of it for a mutator whose answer can be tens of
   // times its body: Route::large_divisor) are judged on review_threads threads (at a lower CPU
   // priority) instead of inline on an I/O thread; at most max_large_reviews of them are in flight
-  // (being read, queued or judged), more are refused with HTTP 429 and Retry-After.
+  // (queued or judged: a slot is taken once the body has arrived), more are refused with HTTP 429
+  // and Retry-After.
   std::size_t large_review_bytes = 64 * 1024;
   unsigned review_threads = 1;
   std::size_t max_large_reviews = 8;
+  // The request bodies every connection holds at once, counted as their bytes arrive: a body
+  // that would pass it is refused with HTTP 429 and Retry-After (and read and dropped as it
+  // comes), so a client that announces a large body and sends it slowly holds only what it has
+  // sent, and slow clients together cannot take what others' reviews need.
+  std::size_t max_body_bytes_in_flight = 64 * 1024 * 1024;
   // Paths whose reviews may wait on the API server (RB-2's status writes): judged on threads of
   // their own, never on an I/O thread; at most max_waiting_reviews at once, more are refused with
   // HTTP 429 and Retry-After.

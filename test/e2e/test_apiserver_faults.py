@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Faults as the API server sees them: our webhook stopped and restarted, its serving certificate
-rotated under load, one tenant's hostile policies beside everyone else's writes, every review slot
-taken.
+rotated under load, one tenant's hostile policies beside everyone else's writes, the bytes of
+bodies in flight at their bound.
 
 Every entry of ours is `failurePolicy: Fail`, so what matters is what a user's `kubectl` gets from
 a real kube-apiserver (test/e2e/kube.py) while these things happen:
@@ -21,8 +21,9 @@ a real kube-apiserver (test/e2e/kube.py) while these things happen:
   their latency through the API server (p50, p99, n) idle and loaded, small and ~10 KiB (whose
   mutation is judged on the review threads, beside the hostile bodies), and the ratio (target 2x,
   a figure, not asserted), with the API server's and our own timing of the calls;
-- every review slot taken: a large policy's mutation is answered 429 with Retry-After, which the
-  API server retries, and the create passes (the body it was writing is drained, not reset).
+- the bytes of bodies in flight at their bound (a slow body holding them): a large policy's
+  mutation is answered 429 with Retry-After, which the API server retries, and the create passes
+  (the body it was writing is drained, not reset).
 
     test_apiserver_faults.py --binary build/karmada-policy-webhook --source .
 """
@@ -512,17 +513,19 @@ def test_hostile_tenant_does_not_stall_others(api, env):
 
 
 def test_busy_answer_is_retried_not_failed(api, env):
-    """With every review slot taken (--max-large-reviews 1, held by a slow body), a 1 MiB policy's
-    mutation is answered 429 with Retry-After; the API server retries it a second later, when the
-    slot is free again, and the create passes. The body it is still writing when the 429 comes is
-    read and dropped: a connection closed under it was a failed call (`write: broken pipe`), which
-    the API server does not retry (a race that a larger body loses more often: one round in two to
-    four, at 1 MiB with a server-side dry run, which goes through the webhooks and stores nothing;
-    test_hostile_bodies.py checks the connection itself, every time)."""
+    """With the bytes of bodies in flight at their bound (--max-body-bytes-in-flight 2 000 000,
+    1 500 000 of them held by a slow body), a 1 MiB policy's mutation is answered 429 with
+    Retry-After as soon as its bytes would pass it; the API server retries it a second later, when
+    the bytes are free again, and the create passes. The body it is still writing when the 429
+    comes is read and dropped: a connection closed under it was a failed call (`write: broken
+    pipe`), which the API server does not retry (a race that a larger body loses more often: one
+    round in two to four, at 1 MiB with a server-side dry run, which goes through the webhooks and
+    stores nothing; test_hostile_bodies.py checks the connection itself, every time)."""
     ns = "faults-busy"
     ensure_namespace(api, ns)
     env.webhook.stop()
-    busy = harness.Server(env.binary, env.volume, "--max-large-reviews", "1", port=env.webhook.port)
+    busy = harness.Server(env.binary, env.volume, "--max-request-bytes", "2000000",
+                          "--max-body-bytes-in-flight", "2000000", port=env.webhook.port)
     busy.start()
     results = []
     try:
@@ -531,17 +534,17 @@ def test_busy_answer_is_retried_not_failed(api, env):
             holder = harness.raw_tls(busy.port, busy.ca)
             try:
                 holder.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
-                               b"Content-Type: application/json\r\nContent-Length: 1000000\r\n"
-                               b"\r\n{")
+                               b"Content-Type: application/json\r\nContent-Length: 1900000\r\n"
+                               b"\r\n{" + b" " * 1499999)
                 deadline = time.monotonic() + 10
                 while harness.metric_sum(harness.scrape_metrics(busy.metrics_port),
-                                         "karmada_policy_webhook_large_reviews_in_flight") < 1:
-                    check(time.monotonic() < deadline, "the slow body holds no slot")
+                                         "karmada_policy_webhook_body_bytes_in_flight") < 1500000:
+                    check(time.monotonic() < deadline, "the slow body holds none of the bytes")
                     time.sleep(0.02)
                 worker = threading.Thread(target=lambda: results.append(
                     Create(api, large_pp("busy-%d" % i, ns), "--dry-run=server")), daemon=True)
                 worker.start()
-                # The slot is given back once our server has answered the create's mutation 429.
+                # The bytes are given back once our server has answered the create's mutation 429.
                 deadline = time.monotonic() + 30
                 while harness.metric_sum(harness.scrape_metrics(busy.metrics_port),
                                          "controller_runtime_webhook_requests_total", code="429",
@@ -549,7 +552,7 @@ def test_busy_answer_is_retried_not_failed(api, env):
                         before, "controller_runtime_webhook_requests_total", code="429",
                         webhook="/mutate-propagationpolicy"):
                     check(time.monotonic() < deadline and worker.is_alive(),
-                          "the 1 MiB policy's mutation was not refused for want of a slot: %s",
+                          "the 1 MiB policy's mutation was not refused for want of bytes: %s",
                           results[-1] if results else "")
                     time.sleep(0.02)
             finally:
@@ -558,10 +561,10 @@ def test_busy_answer_is_retried_not_failed(api, env):
     finally:
         busy.stop()
         env.webhook.start()
-    print("  %d creates whose mutation found no slot: %s" % (len(results), ", ".join(
+    print("  %d creates whose mutation found no bytes in flight left: %s" % (len(results), ", ".join(
         "%s in %.2f s" % ("passed" if c.ok else "FAILED", c.wall) for c in results)), flush=True)
     failed = [c for c in results if not c.ok]
-    check(not failed, "%d of %d creates refused for want of a slot failed instead of being "
+    check(not failed, "%d of %d creates refused for want of bytes failed instead of being "
           "retried: %s", len(failed), len(results), failed[:2])
 
 

@@ -12,8 +12,9 @@
   answer at most 6 times its body;
 - an ordinary review on another connection is answered promptly while a large body is judged in
   a loop beside it (large bodies are judged off the I/O threads);
-- a large body that finds every review slot taken gets HTTP 429 with Retry-After at once; the body
-  the client sends anyway is read and dropped, and the connection serves the next request;
+- a body that would pass the bytes of bodies in flight (--max-body-bytes-in-flight; slow bodies
+  hold what they sent, and no review slot) gets HTTP 429 with Retry-After as soon as it would; the
+  body the client sends anyway is read and dropped, and the connection serves the next request;
 - a review whose document does not fit the memory left (a real std::bad_alloc, under an
   address-space limit) is answered with code 500, counted and logged, and the server goes on.
 
@@ -41,6 +42,7 @@ import hostile_bodies  # noqa: E402
 from harness import PP_PATH, check  # noqa: E402
 
 MAX_LARGE_REVIEWS = 2
+MAX_BODY_BYTES_IN_FLIGHT = 8000000   # at least --max-request-bytes (7 MiB)
 READ_TIMEOUT = 6.0
 ANSWER_LIMIT = 64 * 1024
 PATCH_ANSWER_LIMIT = 6 * 1024 * 1024  # 4 MiB of patch, in base64
@@ -218,35 +220,45 @@ def raw_post(path: str, body: bytes, extra: bytes = b"") -> bytes:
             b"%sContent-Length: %d\r\n\r\n" % (path.encode(), extra, len(body))) + body
 
 
-def test_large_body_without_a_slot_gets_429(env):
-    """MAX_LARGE_REVIEWS slowly sent large bodies hold every slot; the next large one is answered
-    with HTTP 429 and Retry-After as soon as its header is read. Its body, which the client goes on
-    sending (the API server writes the whole request before it reads the answer), is read and
-    dropped, so that the client gets the 429, which the API server retries, and not a connection
-    reset while it writes, which it does not retry (a failed call): the connection then serves the
-    next request. A body announced with `Expect: 100-continue` is never sent: that connection is
-    answered and closed unread. A small review is still judged."""
-    refused_before = metric(env, "karmada_policy_webhook_large_reviews_refused_total")
+def test_bodies_past_the_bytes_in_flight_get_429(env):
+    """Slowly sent bodies hold the bytes they have sent: 8 of them, 990 000 bytes each, leave
+    80 000 of the server's MAX_BODY_BYTES_IN_FLIGHT. The next body of 256 KiB is answered with
+    HTTP 429 and Retry-After as soon as its bytes would pass the bound. The rest of its body,
+    which the client goes on sending (the API server writes the whole request before it reads the
+    answer), is read and dropped, so that the client gets the 429, which the API server retries,
+    and not a connection reset while it writes, which it does not retry (a failed call): the
+    connection then serves the next request. A body announced with `Expect: 100-continue` that
+    would not fit is never sent: that connection is answered and closed unread. Reviews that fit
+    (a small one, a ~20 KB Work, a ~10 KB PropagationPolicy mutation: large for its route, judged on
+    a review thread) are judged."""
+    refused_before = metric(env, "karmada_policy_webhook_body_bytes_refused_total")
     holders = []
     try:
-        for _ in range(MAX_LARGE_REVIEWS):
+        for _ in range(8):
             conn = harness.raw_tls(env.server.port, env.server.ca)
             conn.sendall(b"POST /validate-propagationpolicy HTTP/1.1\r\nHost: localhost\r\n"
-                         b"Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{")
+                         b"Content-Type: application/json\r\nContent-Length: 1000000\r\n\r\n{"
+                         + b" " * (990000 - 1))
             holders.append(conn)
-        time.sleep(0.3)
-        check(metric(env, "karmada_policy_webhook_large_reviews_in_flight") == MAX_LARGE_REVIEWS,
-              "the slow bodies do not hold the slots")
+        deadline = time.monotonic() + 5
+        while (metric(env, "karmada_policy_webhook_body_bytes_in_flight") < 8 * 990000
+               and time.monotonic() < deadline):
+            time.sleep(0.05)
+        check(metric(env, "karmada_policy_webhook_body_bytes_in_flight") >= 8 * 990000,
+              "the slow bodies do not hold their bytes: %s",
+              metric(env, "karmada_policy_webhook_body_bytes_in_flight"))
+        check(metric(env, "karmada_policy_webhook_large_reviews_in_flight") == 0,
+              "a body that has not arrived holds a review slot")
         large = b"{" + b" " * (262144 - 2) + b"}"
         with harness.raw_tls(env.server.port, env.server.ca) as conn:
-            # The header is enough for the answer: it comes before the body is read.
+            # What the bound leaves (80 000 bytes) and a little more is enough for the answer.
             t0 = time.monotonic()
             request = raw_post(PP_PATH, large)
-            head = len(request) - len(large) + 1
+            head = len(request) - len(large) + 100000
             conn.sendall(request[:head])
             a = conn.read_response()
             took = time.monotonic() - t0
-            check(a.status == 429, "a large body without a slot got HTTP %d", a.status)
+            check(a.status == 429, "a body past the bytes in flight got HTTP %d", a.status)
             check(a.headers.get("Retry-After") == "1", "no Retry-After: %s", a.headers)
             check(a.json()["response"]["status"]["code"] == 429, "answer: %s", a.body[:200])
             check((a.headers.get("Connection") or "").lower() != "close",
@@ -270,10 +282,6 @@ def test_large_body_without_a_slot_gets_429(env):
             check(how != "data", "the connection stayed open for a body that is not coming")
         with env.client() as c:
             check(c.post(PP_PATH, env.allowed).json()["response"]["allowed"] is True, "small review refused")
-            # What counts as large is the route's (Route::large_divisor): a ~20 KB Work, the
-            # binding controller's everyday write and a small multiple of its body to judge, is
-            # judged inline; a ~10 KB PropagationPolicy mutation (an answer that can be tens of
-            # times its body) needs a slot.
             work = json.dumps(hostile_bodies.work([
                 {"apiVersion": "v1", "kind": "ConfigMap",
                  "metadata": {"name": "settings-%d" % i, "namespace": "tenant"},
@@ -282,26 +290,27 @@ def test_large_body_without_a_slot_gets_429(env):
             check(16 * 1024 < len(work) < 32 * 1024, "the Work is %d bytes", len(work))
             a = c.post("/mutate-work", work)
             check(a.status == 200 and a.json()["response"]["allowed"] is True,
-                  "a 20 KB Work while the slots are held: HTTP %d %s", a.status, a.body[:200])
+                  "a 20 KB Work beside the slow bodies: HTTP %d %s", a.status, a.body[:200])
             pp = json.dumps(hostile_bodies.policy(False, {"resourceSelectors": [
                 {"apiVersion": "apps/v1", "kind": "Deployment", "name": "web-%04d" % i}
                 for i in range(150)]})).encode()
             check(8 * 1024 < len(pp) < 16 * 1024, "the PropagationPolicy is %d bytes", len(pp))
             a = c.post("/mutate-propagationpolicy", pp)
-            check(a.status == 429, "a 10 KB PropagationPolicy mutation while the slots are held: "
-                  "HTTP %d", a.status)
+            check(a.status == 200 and a.json()["response"]["allowed"] is True,
+                  "a 10 KB PropagationPolicy mutation beside the slow bodies: HTTP %d", a.status)
     finally:
         for conn in holders:
             conn.close()
-    refused = metric(env, "karmada_policy_webhook_large_reviews_refused_total") - refused_before
-    check(refused == 3, "large_reviews_refused_total grew by %d", refused)
+    refused = metric(env, "karmada_policy_webhook_body_bytes_refused_total") - refused_before
+    check(refused == 2, "body_bytes_refused_total grew by %d", refused)
     deadline = time.monotonic() + 3
-    while metric(env, "karmada_policy_webhook_large_reviews_in_flight") != 0 and time.monotonic() < deadline:
+    while metric(env, "karmada_policy_webhook_body_bytes_in_flight") != 0 and time.monotonic() < deadline:
         time.sleep(0.1)
-    check(metric(env, "karmada_policy_webhook_large_reviews_in_flight") == 0, "slots not given back")
-    env.note = ("%d slots held by slow bodies: the next large body got HTTP 429 + Retry-After in %.0f ms, "
-                "its body dropped, the connection served the next review; small reviews judged"
-                % (MAX_LARGE_REVIEWS, took * 1000))
+    check(metric(env, "karmada_policy_webhook_body_bytes_in_flight") == 0,
+          "bytes in flight not given back")
+    env.note = ("8 slow bodies holding 7 920 000 bytes: a 256 KiB body got HTTP 429 + Retry-After in "
+                "%.0f ms, its body dropped, the connection served the next review; reviews that fit "
+                "judged" % (took * 1000))
 
 
 def test_out_of_memory_is_answered_with_code_500(env):
@@ -341,7 +350,7 @@ def test_out_of_memory_is_answered_with_code_500(env):
 TESTS = [
     test_every_hostile_body_is_answered_within_bounds,
     test_ordinary_reviews_beside_a_hostile_loop,
-    test_large_body_without_a_slot_gets_429,
+    test_bodies_past_the_bytes_in_flight_get_429,
     test_out_of_memory_is_answered_with_code_500,
 ]
 
@@ -350,6 +359,7 @@ def run(args):
     certs = harness.make_certs(args.source)
     # The gate adds RB-3 to the ResourceBinding bodies: every rule a flag can turn on is judged.
     flags = ["--max-large-reviews", str(MAX_LARGE_REVIEWS), "--read-timeout", "%gs" % READ_TIMEOUT,
+             "--max-body-bytes-in-flight", str(MAX_BODY_BYTES_IN_FLIGHT),
              "--feature-gates", "MultiplePodTemplatesScheduling=true"]
     with harness.Server(args.binary, certs, *flags) as server:
         env = Env(args, server)

@@ -8,6 +8,7 @@ had when idle (after a warm-up). Each attack is bounded in time and prints what 
 
 from __future__ import annotations
 
+import copy
 import http.client
 import json
 import os
@@ -54,6 +55,8 @@ class Env:
         self.c08 = fixture_check.request_body(self.c08_fixture)
         self.idle_rss = 0
         self.sanitized = harness.sanitized(args.binary)
+        self.source, self.binary = args.source, args.binary
+        self.certs = server.cert_dir
         self.note = ""
 
     def client(self):
@@ -251,6 +254,143 @@ def test_bodies_announced_and_not_sent(env):
           "more than one whose body is 200 bytes", per_connection)
     env.note = ("%d connections, 100 bytes sent of 60 000 announced: RSS %.1f MiB, of 200: %.1f MiB "
                 "(%.1f KiB a connection more)" % (count, announced / 1024, short / 1024, per_connection))
+
+
+# --- dribbled bodies: admitted by the bytes that arrived ---------------------------------------------
+
+def ordinary_large_reviews(env):
+    """(path, body) of ordinary reviews that are large for their path: a ~40 KiB Work to the Work
+    mutator (large from 32 KiB), a ~12 KiB PropagationPolicy to its mutator (from 8 KiB), a
+    ~200 KiB ConversionReview (from 64 KiB)."""
+    with open(os.path.join(env.source, "test", "bench", "work-review.json")) as f:
+        work = json.load(f)
+    manifests = work["request"]["object"]["spec"]["workload"]["manifests"]
+    manifests.extend(json.loads(json.dumps(manifests)))          # ~40 KiB
+    pp = json.loads(env.c01)
+    pp["request"]["object"]["metadata"]["annotations"] = {"note": "n" * 12000}
+    with open(harness.fixture_path(env.source, "/convert", "CV1-01-rb-realistic.json")) as f:
+        conversion = json.load(f)["review"]
+    one = conversion["request"]["objects"][0]
+    conversion["request"]["objects"] = []
+    while len(json.dumps(conversion)) < 200 * 1024:
+        conversion["request"]["objects"].append(one)
+    out = [("/mutate-work", json.dumps(work).encode()),
+           ("/mutate-propagationpolicy", json.dumps(pp).encode()),
+           ("/convert", json.dumps(conversion).encode())]
+    for path, body in out:
+        check(len(body) > {"/mutate-work": 32768, "/mutate-propagationpolicy": 8192,
+                           "/convert": 65536}[path], "%s: %d bytes is not large", path, len(body))
+    return out
+
+
+def dribble(env, count, stop, opened, paths=("/convert", "/mutate-work")):
+    """`count` connections (half announcing 4 KiB, half 100 000 bytes, on `paths` in turn) that
+    send their body a byte a second, reconnecting when cut, until `stop`."""
+    def one(i):
+        length = 4096 if i % 2 == 0 else 100000
+        path = paths[(i // 2) % len(paths)]
+        while not stop.is_set():
+            try:
+                sock = harness.tls_socket(env.port, env.ca, timeout=20)
+            except (OSError, ssl.SSLError):
+                time.sleep(0.2)
+                continue
+            opened.append(1)
+            try:
+                sock.sendall(b"POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: "
+                             b"application/json\r\nContent-Length: %d\r\n\r\n{" % (
+                                 path.encode(), length))
+                while not stop.is_set():
+                    time.sleep(1.0)
+                    sock.sendall(b" ")
+            except (OSError, ssl.SSLError):
+                pass
+            finally:
+                sock.close()
+    threads = [threading.Thread(target=one, args=(i,), daemon=True) for i in range(count)]
+    for t in threads:
+        t.start()
+    return threads
+
+
+def ordinary_reviews_answered(env, seconds):
+    """Each ordinary large review, from connections of its own, again and again for `seconds`:
+    [(path, HTTP status, seconds)]."""
+    out = []
+    reviews = ordinary_large_reviews(env)
+    deadline = time.monotonic() + seconds
+    with env.client() as c:
+        while time.monotonic() < deadline:
+            for path, body in reviews:
+                t0 = time.monotonic()
+                a = c.post(path, body)
+                out.append((path, a.status, time.monotonic() - t0))
+            time.sleep(0.5)
+    return out
+
+
+def check_answered(results, what):
+    bad = [(p, s, round(t, 2)) for p, s, t in results if s != 200 or t > 1.0]
+    check(not bad, "%s: ordinary large reviews not answered 200 within 1 s: %s", what, bad[:8])
+    per_path = {p for p, _, _ in results}
+    check(len(results) >= 3 * len(per_path), "%s: only %d answers", what, len(results))
+    return max(t for _, _, t in results)
+
+
+def test_dribbled_bodies_hold_no_review_slot(env):
+    """24 connections announce bodies (12 of 4 KiB, 12 of 100 000 bytes, to /convert and
+    /mutate-work) and send them a byte a second, reconnecting when the read timeout cuts them:
+    a body takes a review slot once it has arrived and is charged to the bytes in flight as it
+    arrives, so an ordinary 40 KiB Work, a 12 KiB PropagationPolicy to the mutator and a 200 KiB
+    ConversionReview are each answered 200 within a second, several times during the read
+    timeout. (Before, the twelve 100 000-byte announcements held the 8 slots of --max-large-reviews
+    from their header on, and those got HTTP 429.)"""
+    stop, opened = threading.Event(), []
+    threads = dribble(env, 24, stop, opened)
+    try:
+        time.sleep(1.0)
+        results = ordinary_reviews_answered(env, READ_TIMEOUT + 2)
+    finally:
+        stop.set()
+        for t in threads:
+            t.join(5)
+    worst = check_answered(results, "24 dribbling connections")
+    env.note = ("24 dribbling connections (%d opened): %d ordinary large reviews answered 200, the "
+                "slowest in %.0f ms" % (len(opened), len(results), worst * 1000))
+
+
+def test_800_dribbled_bodies(env):
+    """The same with 800 dribbling connections, on a server of its own whose --max-connections
+    lets them in: the ordinary large reviews still answered 200 within a second, and the
+    server's RSS while they dribble bounded (160 KiB a connection over its idle RSS: their TLS
+    and read buffers, not their announced bodies)."""
+    flags = ["--read-timeout", "%gs" % READ_TIMEOUT, "--max-connections", "1000"]
+    with harness.Server(env.binary, env.certs, *flags) as server:
+        own = copy.copy(env)
+        own.port, own.ca, own.server = server.port, server.ca, server
+        with own.client() as c:
+            for _ in range(20):
+                c.post(PP_PATH, env.c01)
+        idle = rss_kib(server.proc.pid)
+        stop, opened = threading.Event(), []
+        threads = dribble(own, 800, stop, opened)
+        try:
+            time.sleep(3.0)
+            results = ordinary_reviews_answered(own, READ_TIMEOUT + 2)
+            held = rss_kib(server.proc.pid)
+        finally:
+            stop.set()
+            for t in threads:
+                t.join(5)
+        worst = check_answered(results, "800 dribbling connections")
+        check(server.alive(), "the server died: %s", server.stderr()[-2000:])
+        if not env.sanitized:
+            per_connection = (held - idle) / 800
+            check(per_connection < 160, "RSS %.1f MiB with 800 dribbling connections, idle %.1f MiB: "
+                  "%.0f KiB a connection", held / 1024, idle / 1024, per_connection)
+        env.note = ("800 dribbling connections (%d opened): %d ordinary large reviews answered 200, "
+                    "the slowest in %.0f ms; RSS %.1f MiB (idle %.1f MiB)" % (
+                        len(opened), len(results), worst * 1000, held / 1024, idle / 1024))
 
 
 def test_chunked_body_beyond_the_limit(env):
@@ -545,6 +685,8 @@ TESTS = [
     test_connections_beyond_the_cap,
     test_content_length_one_gigabyte,
     test_bodies_announced_and_not_sent,
+    test_dribbled_bodies_hold_no_review_slot,
+    test_800_dribbled_bodies,
     test_chunked_body_beyond_the_limit,
     test_chunked_body_that_stops,
     test_content_length_and_transfer_encoding,

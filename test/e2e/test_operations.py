@@ -88,10 +88,22 @@ def test_probes_can_be_disabled(env):
 
 
 def test_shutdown_delay_readiness_off_listener_open(env):
+    """During the delay: not ready, a new connection still served, and a keep-alive connection
+    made before SIGTERM gets its answer with `Connection: close` and is closed, so that its
+    client's next request goes where a Service now sends it (a ready replica) instead of racing
+    the close of idle connections when the delay ends."""
     server = env.server(shutdown_delay="2s").start()
+    early = harness.Client(server.port, server.ca)
+    check(allowed(early.post(PP_PATH, env.c01)), "review before SIGTERM")
     t0 = time.monotonic()
     server.proc.send_signal(signal.SIGTERM)
     time.sleep(0.3)
+    answer = early.post(PP_PATH, env.c01)
+    check(allowed(answer) and (answer.headers.get("Connection") or "").lower() == "close",
+          "a keep-alive connection's answer during the delay: %s, Connection: %s", answer,
+          answer.headers.get("Connection"))
+    check(early.connects == 1, "%d connects", early.connects)
+    early.close()
     status, _ = plain_get(server.probe_port, "/readyz")
     check(status == 503, "readyz during the shutdown delay: %d, expected 503", status)
     check(plain_get(server.probe_port, "/healthz")[0] == 200, "healthz must stay 200 while draining")

@@ -254,8 +254,8 @@ def test_probes_answer_the_same_bytes_while_draining(env):
 # --- a probe with a large body on the TLS port ----------------------------------------------------
 
 def test_large_probe_body_gives_back_its_review_slot(env):
-    """A GET /healthz whose body is over --large-review-bytes takes a review slot at its header
-    (the path is not a review's, but the slot bounds the bodies in memory): answering it gives
+    """A GET /healthz whose body is over --large-review-bytes takes a review slot once its body
+    has arrived (the path is not a review's, but the slot bounds the bodies judged): answering it gives
     the slot back, so the next large review on the connection is judged, not refused with 429
     (it was, with one slot: the probe's answer kept it)."""
     review = json.loads(env.c01)
