@@ -32,9 +32,9 @@ void prepare_review_thread();
 
 class ReviewPool {
  public:
-  // `background`: the threads run below the I/O threads (SCHED_IDLE) and keep a block cache for
-  // large bodies (the large reviews' pool); otherwise at the I/O threads' priority, without one
-  // (reviews that wait on the API server while holding a namespace's turn: RB-2).
+  // `background`: the threads run below the I/O threads (SCHED_BATCH, nice +5) and keep a block
+  // cache for large bodies (the large reviews' pool); otherwise at the I/O threads' priority,
+  // without one (reviews that wait on the API server while holding a namespace's turn: RB-2).
   ReviewPool(unsigned threads, std::size_t max_in_flight, bool background = true);
   ~ReviewPool();  // finishes the review being judged, drops the queued ones, joins
   ReviewPool(const ReviewPool&) = delete;
