@@ -649,6 +649,15 @@ def load_fixture_body(source: str, webhook: str, name: str) -> bytes:
 
 # --- the test runner --------------------------------------------------------------------------------
 
+def scaled_bound(idle: float, baseline: float, ratio: float) -> float:
+    """A time bound that a busy machine does not break: `idle` seconds (the bound on an idle
+    machine), or `ratio` times `baseline` (what the same requests took in the same run with nothing
+    else asked of the server) when the machine is slow enough to make that larger. A defect (a
+    review queued behind a hostile one, a super-linear rule) costs many times the baseline; a
+    machine running other work slows both alike."""
+    return max(idle, ratio * baseline)
+
+
 def check(condition, message: str, *args):
     """assert that survives `python3 -O`."""
     if not condition:

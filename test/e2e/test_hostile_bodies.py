@@ -3,8 +3,8 @@
 "Worst case per request").
 
 - every body of hostile_bodies.py (each kind, each shape) at 64 KiB, 1 MiB and 3 MiB is answered
-  over HTTPS within a bound only a super-linear rule can break (2 s; 6 s under AddressSanitizer),
-  with HTTP 200 and its own uid; a validating answer stays under 64 KiB (at most 100 causes); a
+  over HTTPS within a bound only a super-linear rule can break (2 s, 6 s under AddressSanitizer,
+  or 20 times the median body of its size in the same run on a machine slow enough), with HTTP 200 and its own uid; a validating answer stays under 64 KiB (at most 100 causes); a
   mutating one is a patch of at most 4 MiB (past that the review is refused with code 413: the
   OverridePolicy bodies of selectors without a namespace ask for one op each); the warnings of any
   answer (the OverridePolicy identity-path ones: one per plaintext op) stay within the cap; a
@@ -12,6 +12,7 @@
   answer at most 6 times its body;
 - an ordinary review on another connection is answered promptly while a large body is judged in
   a loop beside it (large bodies are judged off the I/O threads);
+- a large review beside one CPU-bound process a core is slowed by a fair share, not starved;
 - a body that would pass the bytes of bodies in flight (--max-body-bytes-in-flight; slow bodies
   hold what they sent, and no review slot) gets HTTP 429 with Retry-After as soon as it would; the
   body the client sends anyway is read and dropped, and the connection serves the next request;
@@ -30,6 +31,7 @@ import http.client
 import json
 import os
 import resource
+import subprocess
 import sys
 import threading
 import time
@@ -110,11 +112,10 @@ def still_serves(env):
     env.note = ""
 
 
-def judge_answer(path, route_type, body, answer, took, bound):
+def judge_answer(path, route_type, body, answer):
     """Problems with one hostile body's answer (`path`: the body's name; `route_type`: its path's
     type in the route table)."""
     check(answer.status == 200, "%s: HTTP %d: %s", path, answer.status, answer.body[:300])
-    check(took < bound, "%s: answered in %.2f s (bound %.0f s: a super-linear rule?)", path, took, bound)
     response = answer.json()["response"]
     check(response["uid"] == hostile_bodies.UID, "%s: uid %r", path, response.get("uid"))
     if route_type == "conversion":
@@ -151,19 +152,32 @@ def test_every_hostile_body_is_answered_within_bounds(env):
     # rule there; the 3 MiB ones, 6-15x slower under the sanitizer, add time and no code path, and
     # run in `make test`.
     sizes = hostile_bodies.SIZES[:2] if env.sanitized else hostile_bodies.SIZES
-    with env.client(timeout=30) as c:
+    took = {}  # size -> [(seconds, name)]
+    with env.client(timeout=120) as c:
         for path, shape, size, body in hostile_bodies.bodies(sizes):
             t0 = time.monotonic()
             answer = c.post(path, body)
-            took = time.monotonic() - t0
-            judge_answer("%s %s-%d" % (path, shape, size), env.types[path], body, answer, took,
-                         env.bound)
+            name = "%s %s-%d" % (path, shape, size)
+            took.setdefault(size, []).append((time.monotonic() - t0, name))
+            judge_answer(name, env.types[path], body, answer)
             n += 1
-            worst = max(worst, (took, "%s %s-%d" % (path, shape, size)))
             if env.types[path] == "validating":
-                biggest = max(biggest, (len(answer.body), "%s %s-%d" % (path, shape, size)))
-    env.note = ("%d bodies (%d kinds x shapes x 64 KiB/1 MiB[/3 MiB]); slowest %.0f ms (%s); largest validating "
-                "answer %d bytes (%s)" % (n, n // 3, worst[0] * 1000, worst[1], biggest[0], biggest[1]))
+                biggest = max(biggest, (len(answer.body), name))
+    # The bound of a size: 2 s (6 s under the sanitizer) on an idle machine, or 20 times the median
+    # body of that size in this run on one slow enough to make that larger. A linear rule costs
+    # about what its neighbours of the same size cost; a super-linear one, many times more.
+    bounds = []
+    for size, times in sorted(took.items()):
+        median = sorted(t for t, _ in times)[len(times) // 2]
+        bound = harness.scaled_bound(env.bound, median, 20)
+        bounds.append("%.1f s at %d" % (bound, size))
+        for t, name in times:
+            check(t < bound, "%s: answered in %.2f s (bound %.1f s, the median body of its size "
+                  "%.0f ms: a super-linear rule?)", name, t, bound, median * 1000)
+            worst = max(worst, (t, name))
+    env.note = ("%d bodies (%d kinds x shapes x 64 KiB/1 MiB[/3 MiB]); slowest %.0f ms (%s; bounds %s); "
+                "largest validating answer %d bytes (%s)" % (
+                    n, n // 3, worst[0] * 1000, worst[1], ", ".join(bounds), biggest[0], biggest[1]))
 
 
 def test_ordinary_reviews_beside_a_hostile_loop(env):
@@ -206,8 +220,9 @@ def test_ordinary_reviews_beside_a_hostile_loop(env):
     p99 = lambda xs: xs[min(len(xs) - 1, int(len(xs) * 0.99))]  # noqa: E731
     check(hostile and all(s == 200 for s, _ in hostile), "hostile loop answers: %s", hostile[:5])
     # Generous: the benchmark measures the real ratio; this only catches a stall (a large body
-    # judged on the I/O thread an ordinary review waits for costs it a whole large review).
-    limit = 0.25 if env.sanitized else 0.1
+    # judged on the I/O thread an ordinary review waits for costs it a whole large review). On a
+    # machine slow enough, 20 times the idle p99 of this run.
+    limit = harness.scaled_bound(0.25 if env.sanitized else 0.1, p99(idle), 20)
     check(beside[-1] < limit, "an ordinary review waited %.0f ms beside the hostile loop (limit %.0f ms)",
           beside[-1] * 1000, limit * 1000)
     env.note = ("%d hostile 3 MiB reviews (%.0f ms each); %d ordinary beside them: p99 %.1f ms, max %.1f ms "
@@ -218,6 +233,41 @@ def test_ordinary_reviews_beside_a_hostile_loop(env):
 def raw_post(path: str, body: bytes, extra: bytes = b"") -> bytes:
     return (b"POST %s?timeout=3s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
             b"%sContent-Length: %d\r\n\r\n" % (path.encode(), extra, len(body))) + body
+
+
+def test_large_review_beside_busy_processes(env):
+    """A large review is judged beside CPU-bound processes at normal priority (a node without a
+    cgroup for the pod, a machine shared with the API server): one per core slows it about as much
+    as it slows them, not to a standstill. Until 0.1.0 the review threads ran at SCHED_IDLE and
+    got almost no CPU there: a 1 MiB body took 8.3 s beside two such processes on 2 cores."""
+    body = hostile_bodies.build(hostile_bodies.empty_selectors, False, hostile_bodies.MIB)
+
+    def median_of_three(c):
+        times = []
+        for _ in range(3):
+            t0 = time.monotonic()
+            a = c.post(PP_PATH, body)
+            times.append(time.monotonic() - t0)
+            check(a.status == 200 and "response" in a.json(), "HTTP %d: %s", a.status, a.body[:200])
+        return sorted(times)[1]
+
+    with env.client(timeout=120) as c:
+        idle = median_of_three(c)
+        hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"])
+                for _ in range(os.cpu_count() or 1)]
+        try:
+            time.sleep(0.5)
+            busy = median_of_three(c)
+        finally:
+            for h in hogs:
+                h.kill()
+                h.wait()
+    # One busy process a core: a fair share is a fraction of a core (the I/O threads, the client
+    # and its TLS want one too); at SCHED_IDLE it was a few thousandths.
+    check(busy < harness.scaled_bound(0.5, idle, 12), "a 1 MiB review took %.0f ms beside %d "
+          "busy processes, %.0f ms without them", busy * 1000, len(hogs), idle * 1000)
+    env.note = "a 1 MiB review: %.0f ms, %.0f ms beside %d busy processes" % (
+        idle * 1000, busy * 1000, len(hogs))
 
 
 def test_bodies_past_the_bytes_in_flight_get_429(env):
@@ -350,6 +400,7 @@ def test_out_of_memory_is_answered_with_code_500(env):
 TESTS = [
     test_every_hostile_body_is_answered_within_bounds,
     test_ordinary_reviews_beside_a_hostile_loop,
+    test_large_review_beside_busy_processes,
     test_bodies_past_the_bytes_in_flight_get_429,
     test_out_of_memory_is_answered_with_code_500,
 ]

@@ -138,6 +138,13 @@ def test_slowloris_200_connections(env):
         finally:
             sock.close()
 
+    with env.client() as c:  # the same client's answers with nothing else asked of the server
+        before = []
+        for _ in range(40):
+            t0 = time.monotonic()
+            c.post(PP_PATH, env.c01)
+            before.append(time.monotonic() - t0)
+    limit = harness.scaled_bound(0.1, max(before[10:]), 20)
     threads = [threading.Thread(target=slow, daemon=True) for _ in range(200)]
     for t in threads:
         t.start()
@@ -155,7 +162,8 @@ def test_slowloris_200_connections(env):
     for t in threads:
         t.join(10)
     worst = max(latencies) * 1000
-    check(worst < 100, "a good client waited %.1f ms for an answer (limit 100 ms)", worst)
+    check(worst < limit * 1000, "a good client waited %.1f ms for an answer (limit %.0f ms)", worst,
+          limit * 1000)
     check(len(cut) >= len(opened) * 0.9, "only %d of %d slow connections were cut", len(cut), len(opened))
     env.note = ("%d slow connections, %d cut after %.1f-%.1f s (header timeout %.0f s); good client: "
                 "%d answers, slowest %.1f ms" % (len(opened), len(cut), min(cut or [0]), max(cut or [0]),
@@ -313,14 +321,14 @@ def dribble(env, count, stop, opened, paths=("/convert", "/mutate-work")):
     return threads
 
 
-def ordinary_reviews_answered(env, seconds):
-    """Each ordinary large review, from connections of its own, again and again for `seconds`:
-    [(path, HTTP status, seconds)]."""
+def ordinary_reviews_answered(env, seconds, passes=0):
+    """Each ordinary large review, from connections of its own, again and again for `seconds`
+    (and at least `passes` times): [(path, HTTP status, seconds)]."""
     out = []
     reviews = ordinary_large_reviews(env)
     deadline = time.monotonic() + seconds
     with env.client() as c:
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline or len(out) < passes * len(reviews):
             for path, body in reviews:
                 t0 = time.monotonic()
                 a = c.post(path, body)
@@ -329,9 +337,18 @@ def ordinary_reviews_answered(env, seconds):
     return out
 
 
-def check_answered(results, what):
-    bad = [(p, s, round(t, 2)) for p, s, t in results if s != 200 or t > 1.0]
-    check(not bad, "%s: ordinary large reviews not answered 200 within 1 s: %s", what, bad[:8])
+def answer_bound(env):
+    """1 s for each ordinary large review, or 10 times the slowest of them with nothing else
+    asked of the server (two passes, now) on a machine slow enough to make that larger."""
+    before = ordinary_reviews_answered(env, 0.01, passes=2)
+    check(all(s == 200 for _, s, _ in before), "ordinary large reviews, before: %s", before)
+    return harness.scaled_bound(1.0, max(t for _, _, t in before), 10)
+
+
+def check_answered(results, what, bound):
+    bad = [(p, s, round(t, 2)) for p, s, t in results if s != 200 or t > bound]
+    check(not bad, "%s: ordinary large reviews not answered 200 within %.1f s: %s", what, bound,
+          bad[:8])
     per_path = {p for p, _, _ in results}
     check(len(results) >= 3 * len(per_path), "%s: only %d answers", what, len(results))
     return max(t for _, _, t in results)
@@ -345,6 +362,7 @@ def test_dribbled_bodies_hold_no_review_slot(env):
     ConversionReview are each answered 200 within a second, several times during the read
     timeout. (Before, the twelve 100 000-byte announcements held the 8 slots of --max-large-reviews
     from their header on, and those got HTTP 429.)"""
+    bound = answer_bound(env)
     stop, opened = threading.Event(), []
     threads = dribble(env, 24, stop, opened)
     try:
@@ -354,9 +372,9 @@ def test_dribbled_bodies_hold_no_review_slot(env):
         stop.set()
         for t in threads:
             t.join(5)
-    worst = check_answered(results, "24 dribbling connections")
+    worst = check_answered(results, "24 dribbling connections", bound)
     env.note = ("24 dribbling connections (%d opened): %d ordinary large reviews answered 200, the "
-                "slowest in %.0f ms" % (len(opened), len(results), worst * 1000))
+                "slowest in %.0f ms (bound %.1f s)" % (len(opened), len(results), worst * 1000, bound))
 
 
 def test_800_dribbled_bodies(env):
@@ -372,6 +390,7 @@ def test_800_dribbled_bodies(env):
             for _ in range(20):
                 c.post(PP_PATH, env.c01)
         idle = rss_kib(server.proc.pid)
+        bound = answer_bound(own)
         stop, opened = threading.Event(), []
         threads = dribble(own, 800, stop, opened)
         try:
@@ -382,15 +401,15 @@ def test_800_dribbled_bodies(env):
             stop.set()
             for t in threads:
                 t.join(5)
-        worst = check_answered(results, "800 dribbling connections")
+        worst = check_answered(results, "800 dribbling connections", bound)
         check(server.alive(), "the server died: %s", server.stderr()[-2000:])
         if not env.sanitized:
             per_connection = (held - idle) / 800
             check(per_connection < 160, "RSS %.1f MiB with 800 dribbling connections, idle %.1f MiB: "
                   "%.0f KiB a connection", held / 1024, idle / 1024, per_connection)
         env.note = ("800 dribbling connections (%d opened): %d ordinary large reviews answered 200, "
-                    "the slowest in %.0f ms; RSS %.1f MiB (idle %.1f MiB)" % (
-                        len(opened), len(results), worst * 1000, held / 1024, idle / 1024))
+                    "the slowest in %.0f ms (bound %.1f s); RSS %.1f MiB (idle %.1f MiB)" % (
+                        len(opened), len(results), worst * 1000, bound, held / 1024, idle / 1024))
 
 
 def test_chunked_body_beyond_the_limit(env):
