@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Runs each libFuzzer target for SECONDS (default 60) on corpora seeded from the fixtures and the
 # 64 KiB hostile bodies (test/e2e/hostile_bodies.py), after replaying every input that ever
-# crashed (test/fuzz/regressions/<target>/).
+# crashed (test/fuzz/regressions/<target>/). FUZZ_JOBS targets run at once (default: one a core).
 #
-#   test/fuzz/run.sh BUILD_DIR [SECONDS]
+#   [FUZZ_JOBS=N] test/fuzz/run.sh BUILD_DIR [SECONDS]
 #
 # A crash leaves its input in the printed artifact path: copy it to
 # test/fuzz/regressions/<target>/ with the fix, so it is replayed on every run from then on.
@@ -120,9 +120,10 @@ for f in "$work/hostile"/*/*.json; do
 done
 echo "== seeds: $hostile hostile bodies of at most $max_len bytes in fuzz_review and fuzz_json"
 
+targets=(fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_watch_events
+         fuzz_request_head)
 status=0
-for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_watch_events \
-    fuzz_request_head; do
+for target in "${targets[@]}"; do
   bin="$build/test/fuzz/$target"
   [ -x "$bin" ] || { echo "$0: $bin is not built (make fuzz builds it)" >&2; exit 1; }
   regressions=("$here/regressions/$target"/*)
@@ -132,14 +133,38 @@ for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_w
       echo "FAIL $target: a past crash input fails again:" >&2
       tail -30 "$work/$target.replay.log" >&2
       status=1
-      continue
     }
   fi
-  echo "== $target: ${seconds}s on $(ls "$work/$target" | wc -l) seeds"
+done
+
+# fuzz_one TARGET: SECONDS of libFuzzer on TARGET's seeds; its exit status in $work/TARGET.status.
+fuzz_one() {
+  local target="$1" rc=0
   mkdir -p "$work/artifacts/$target"
-  if "$bin" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len="$max_len" \
-      -print_final_stats=1 -artifact_prefix="$work/artifacts/$target/" "$work/$target" \
-      >"$work/$target.log" 2>&1; then
+  "$build/test/fuzz/$target" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+    -max_len="$max_len" -print_final_stats=1 -artifact_prefix="$work/artifacts/$target/" \
+    "$work/$target" >"$work/$target.log" 2>&1 || rc=$?
+  echo "$rc" >"$work/$target.status"
+}
+
+# FUZZ_JOBS targets at once (default: one a core), each for SECONDS; then each one's result, in
+# order.
+jobs="${FUZZ_JOBS:-$(nproc)}"
+echo "== ${#targets[@]} targets, ${seconds}s each, $jobs at once"
+running=0
+for target in "${targets[@]}"; do
+  if [ "$running" -ge "$jobs" ]; then
+    wait -n || true
+    running=$((running - 1))
+  fi
+  fuzz_one "$target" &
+  running=$((running + 1))
+done
+wait || true
+
+for target in "${targets[@]}"; do
+  echo "== $target: ${seconds}s on $(ls "$work/$target" | wc -l) seeds"
+  if [ "$(cat "$work/$target.status" 2>/dev/null || echo missing)" = 0 ]; then
     grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$work/$target.log" | sed 's/^/   /'
     echo "   no crash, leak, hang or sanitizer report"
   else
@@ -148,6 +173,7 @@ for target in fuzz_review fuzz_patch fuzz_check_source fuzz_json fuzz_lua fuzz_w
     for a in "$work/artifacts/$target"/*; do
       [ -e "$a" ] || continue
       keep="$root/test/fuzz/regressions/$target/$(basename "$a")"
+      mkdir -p "$(dirname "$keep")"
       cp "$a" "$keep"
       echo "   crash input saved as $keep: fix the bug, keep the file" >&2
     done
