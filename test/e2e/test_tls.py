@@ -177,17 +177,23 @@ def test_first_request_not_held_by_a_delayed_ack(env):
     # until the kernel's delayed ACK, ~40 ms later.
     request = (b"POST %s HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
                b"Content-Length: %d\r\n\r\n" % (PP_PATH.encode(), len(env.body))) + env.body
-    waits = []
+    # The bound: 20 ms, or three times the median second request of the same connections (what
+    # an answer costs on this machine now, with no handshake before it) on a busy machine.
+    waits, seconds = [], []
     for _ in range(5):
         with contextlib.closing(harness.raw_tls(env.default.port, env.default.ca)) as conn:
-            started = time.monotonic()
-            conn.sendall(request)
-            answer = conn.read_response()
-            waits.append(time.monotonic() - started)
-            check(answer.status == 200, "HTTP %s", answer.status)
+            for out in (waits, seconds):
+                started = time.monotonic()
+                conn.sendall(request)
+                answer = conn.read_response()
+                out.append(time.monotonic() - started)
+                check(answer.status == 200, "HTTP %s", answer.status)
     waits.sort()
-    check(waits[2] < 0.020, "first answers took %s ms (median above 20 ms)",
-          ", ".join("%.1f" % (w * 1000) for w in waits))
+    seconds.sort()
+    bound = harness.scaled_bound(0.020, seconds[2], 3)
+    check(waits[2] < bound, "first answers took %s ms (median above %.0f ms; second requests %s ms)",
+          ", ".join("%.1f" % (w * 1000) for w in waits), bound * 1000,
+          ", ".join("%.1f" % (w * 1000) for w in seconds))
 
 
 def test_aes128_gcm_preferred_over_client_order(env):
