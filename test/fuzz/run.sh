@@ -151,6 +151,8 @@ fuzz_one() {
 # order.
 jobs="${FUZZ_JOBS:-$(nproc)}"
 echo "== ${#targets[@]} targets, ${seconds}s each, $jobs at once"
+declare -A seeds  # each target's seeds before it runs (libFuzzer adds what it finds to the folder)
+for target in "${targets[@]}"; do seeds[$target]="$(ls "$work/$target" | wc -l)"; done
 running=0
 for target in "${targets[@]}"; do
   if [ "$running" -ge "$jobs" ]; then
@@ -163,7 +165,7 @@ done
 wait || true
 
 for target in "${targets[@]}"; do
-  echo "== $target: ${seconds}s on $(ls "$work/$target" | wc -l) seeds"
+  echo "== $target: ${seconds}s on ${seeds[$target]} seeds"
   if [ "$(cat "$work/$target.status" 2>/dev/null || echo missing)" = 0 ]; then
     grep -E "^stat::number_of_executed_units|^stat::peak_rss_mb" "$work/$target.log" | sed 's/^/   /'
     echo "   no crash, leak, hang or sanitizer report"
